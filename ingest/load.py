@@ -1,0 +1,218 @@
+"""Raw-layer loader (SPEC §2): parse every treebank file in parallel and fill the raw tables.
+
+Files are discovered from the pin list's ``treebank_files`` globs under each unpacked snapshot,
+parsed in a process pool (one task per file), and written to ``raw_files``, ``raw_sentences``,
+``raw_tokens`` and ``ingest_rejects`` (DDL in ``sql/ddl/raw.sql``). Ids are assigned in
+(snapshot, path) order, so two ingests of the same sources give identical tables.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+import pyarrow.compute  # noqa: F401  (pa.compute)
+
+from sphragis.config import SQL_DIR
+
+from .parsers import ParsedFile, parse_agdt_xml, parse_conllu
+
+PARSERS: dict[str, Callable[[Path], ParsedFile]] = {"agdt_xml": parse_agdt_xml, "conllu": parse_conllu}
+
+_MAP = pa.map_(pa.string(), pa.string())
+_SENTENCE_SCHEMA = pa.schema([
+    ("sentence_uid", pa.int64()), ("file_id", pa.int32()), ("sentence_pos", pa.int32()), ("line", pa.int32()),
+    ("upstream_sentence_id", pa.string()), ("document_id", pa.string()), ("subdoc", pa.string()),
+    ("attrs", _MAP), ("comments", pa.list_(pa.string())), ("extra_xml", pa.list_(pa.string())),
+    ("n_tokens", pa.int32()),
+])
+_TOKEN_SCHEMA = pa.schema([
+    ("sentence_uid", pa.int64()), ("token_pos", pa.int32()), ("line", pa.int32()),
+    ("id", pa.string()), ("form", pa.string()), ("lemma", pa.string()), ("upos", pa.string()),
+    ("xpos", pa.string()), ("feats", pa.string()), ("head", pa.string()), ("deprel", pa.string()),
+    ("deps", pa.string()), ("misc", pa.string()), ("attrs", _MAP),
+])
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """One upstream file to ingest: its snapshot (pin-list dict), absolute path, and repo path."""
+
+    snapshot: dict
+    abspath: Path
+    path: str
+
+
+def discover(snapshot_roots: dict[str, Path], snapshots: Iterable[dict]) -> list[SourceFile]:
+    """List the treebank files of every snapshot, sorted by (snapshot name, path).
+
+    Args:
+        snapshot_roots: snapshot name → folder holding the unpacked upstream tree.
+        snapshots: pin-list entries (``treebank_files`` and ``exclude`` globs, relative paths).
+
+    Raises:
+        FileNotFoundError: a snapshot folder is missing, or its globs match no file (names both).
+    """
+    out: list[SourceFile] = []
+    for snap in sorted(snapshots, key=lambda s: s["name"]):
+        root = snapshot_roots.get(snap["name"])
+        if root is None or not root.is_dir():
+            raise FileNotFoundError(f"snapshot {snap['name']!r} is not unpacked at {root}; run `make fetch`")
+        found: set[str] = set()
+        for pattern in snap["treebank_files"]:
+            for p in root.glob(pattern):
+                if p.is_file():
+                    found.add(p.relative_to(root).as_posix())
+        found = {f for f in found if not any(fnmatch.fnmatch(f, ex) for ex in snap.get("exclude", []))}
+        if not found:
+            raise FileNotFoundError(f"snapshot {snap['name']!r}: no file under {root} matches {snap['treebank_files']}")
+        out.extend(SourceFile(snap, root / f, f) for f in sorted(found))
+    return out
+
+
+def _map_array(dicts: list[dict | None]) -> pa.Array:
+    """MAP(VARCHAR, VARCHAR) array from a list of dicts (None → NULL), built from flat buffers."""
+    offsets, keys, values, valid = [0], [], [], []
+    for d in dicts:
+        if d is None:
+            offsets.append(offsets[-1])
+            valid.append(False)
+            continue
+        keys.extend(d.keys())
+        values.extend(d.values())
+        offsets.append(len(keys))
+        valid.append(True)
+    mask = None if all(valid) else pa.array([not v for v in valid])
+    return pa.MapArray.from_arrays(pa.array(offsets, pa.int32()), pa.array(keys, pa.string()),
+                                   pa.array(values, pa.string()), mask=mask)
+
+
+@dataclass
+class ArrowFile:
+    """One parsed file as Arrow tables (what a pool worker sends back: cheap to pickle)."""
+
+    sha256: str
+    bytes: int
+    n_sentences_expected: int
+    root_attrs: dict | None
+    preamble: list[str]
+    sentences: pa.Table   # _SENTENCE_SCHEMA minus sentence_uid/file_id
+    tokens: pa.Table      # _TOKEN_SCHEMA with sentence_pos instead of sentence_uid
+    rejects: dict
+
+
+def to_arrow(pf: ParsedFile) -> ArrowFile:
+    """Convert a :class:`ParsedFile` to Arrow tables (columns as in ``sql/ddl/raw.sql``)."""
+    s = dict(pf.sentences)
+    s["attrs"] = _map_array(s["attrs"])
+    sent_schema = pa.schema([f for f in _SENTENCE_SCHEMA if f.name not in ("sentence_uid", "file_id")])
+    sentences = pa.Table.from_pydict({f.name: s[f.name] for f in sent_schema}, schema=sent_schema)
+    t = dict(pf.tokens)
+    t["attrs"] = _map_array(t["attrs"])
+    tok_schema = pa.schema([pa.field("sentence_pos", pa.int32())] + [f for f in _TOKEN_SCHEMA if f.name != "sentence_uid"])
+    tokens = pa.Table.from_pydict({f.name: t[f.name] for f in tok_schema}, schema=tok_schema)
+    return ArrowFile(pf.sha256, pf.bytes, pf.n_sentences_expected, pf.root_attrs, pf.preamble,
+                     sentences, tokens, pf.rejects)
+
+
+def _parse(task: tuple[str, str]) -> ArrowFile:
+    fmt, abspath = task
+    return to_arrow(PARSERS[fmt](Path(abspath)))
+
+
+def parse_all(files: list[SourceFile], *, workers: int | None = None, progress=None) -> list[ArrowFile]:
+    """Parse ``files`` in a process pool; results keep the order of ``files``.
+
+    Args:
+        files: from :func:`discover`.
+        workers: pool size (default: ``os.cpu_count()``); 1 parses in-process.
+        progress: optional callable invoked once per finished file (for progress bars).
+    """
+    tasks = [(f.snapshot["format"], str(f.abspath)) for f in files]
+    workers = workers or os.cpu_count() or 1
+    if workers == 1:
+        out = []
+        for t in tasks:
+            out.append(_parse(t))
+            if progress:
+                progress()
+        return out
+    # Largest files first keeps both workers busy to the end; results are re-ordered after.
+    order = sorted(range(len(tasks)), key=lambda i: -files[i].abspath.stat().st_size)
+    results: list[ArrowFile | None] = [None] * len(tasks)
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        for i, pf in zip(order, pool.map(_parse, [tasks[i] for i in order], chunksize=1)):
+            results[i] = pf
+            if progress:
+                progress()
+    return results  # type: ignore[return-value]
+
+
+def load(con: duckdb.DuckDBPyConnection, files: list[SourceFile], parsed: list[ArrowFile]) -> dict:
+    """Create the raw tables (``sql/ddl/raw.sql``) and insert the parsed files.
+
+    Returns:
+        A summary dict: per project ``files``, ``sentences``, ``tokens``, ``rejects``.
+    """
+    con.execute((SQL_DIR / "ddl" / "raw.sql").read_text())
+    file_rows = {k: [] for k in (
+        "file_id", "snapshot", "project", "treebank_source", "commit", "upstream", "license", "path", "format",
+        "sha256", "bytes", "n_sentences_expected", "n_sentences_ingested", "n_tokens_ingested", "root_attrs", "preamble")}
+    sent_tables, tok_tables = [], []
+    rej = {k: [] for k in ("file_id", "path", "line", "sentence_pos", "upstream_sentence_id", "reason")}
+    next_uid = 1
+    for file_id, (sf, pf) in enumerate(zip(files, parsed), start=1):
+        snap = sf.snapshot
+        for k, v in (("file_id", file_id), ("snapshot", snap["name"]), ("project", snap["project"]),
+                     ("treebank_source", snap["treebank_source"]), ("commit", snap["commit"]),
+                     ("upstream", snap["upstream"]), ("license", snap["license"]), ("path", sf.path),
+                     ("format", snap["format"]), ("sha256", pf.sha256), ("bytes", pf.bytes),
+                     ("n_sentences_expected", pf.n_sentences_expected), ("n_sentences_ingested", pf.sentences.num_rows),
+                     ("n_tokens_ingested", pf.tokens.num_rows), ("root_attrs", pf.root_attrs),
+                     ("preamble", pf.preamble or None)):
+            file_rows[k].append(v)
+        # sentence_uid: global and sequential in (file_id, sentence_pos) order.
+        n = pf.sentences.num_rows
+        first_uid = next_uid
+        next_uid += n
+        sent_tables.append(pf.sentences
+                           .append_column("sentence_uid", pa.array(range(first_uid, first_uid + n), pa.int64()))
+                           .append_column("file_id", pa.array([file_id] * n, pa.int32()))
+                           .select(_SENTENCE_SCHEMA.names))
+        # sentence_pos values are 1..n in order, so uid = first_uid - 1 + sentence_pos.
+        pos = pf.tokens.column("sentence_pos")
+        uid = pa.compute.add(pa.compute.cast(pos, pa.int64()), first_uid - 1)
+        tok_tables.append(pf.tokens.append_column("sentence_uid", uid).select(_TOKEN_SCHEMA.names))
+        n_rej = len(pf.rejects["reason"])
+        rej["file_id"].extend([file_id] * n_rej)
+        rej["path"].extend([sf.path] * n_rej)
+        for k in ("line", "sentence_pos", "upstream_sentence_id", "reason"):
+            rej[k].extend(pf.rejects[k])
+    file_rows["root_attrs"] = _map_array(file_rows["root_attrs"])
+    files_tbl = pa.Table.from_pydict(file_rows, schema=pa.schema([
+        ("file_id", pa.int32()), ("snapshot", pa.string()), ("project", pa.string()), ("treebank_source", pa.string()),
+        ("commit", pa.string()), ("upstream", pa.string()), ("license", pa.string()), ("path", pa.string()),
+        ("format", pa.string()), ("sha256", pa.string()), ("bytes", pa.int64()), ("n_sentences_expected", pa.int32()),
+        ("n_sentences_ingested", pa.int32()), ("n_tokens_ingested", pa.int32()), ("root_attrs", _MAP),
+        ("preamble", pa.list_(pa.string()))]))
+    sentences_tbl = pa.concat_tables(sent_tables) if sent_tables else _SENTENCE_SCHEMA.empty_table()
+    tokens_tbl = pa.concat_tables(tok_tables) if tok_tables else _TOKEN_SCHEMA.empty_table()
+    rejects_tbl = pa.Table.from_pydict(rej, schema=pa.schema([
+        ("file_id", pa.int32()), ("path", pa.string()), ("line", pa.int32()), ("sentence_pos", pa.int32()),
+        ("upstream_sentence_id", pa.string()), ("reason", pa.string())]))
+    for name, tbl in (("raw_files", files_tbl), ("raw_sentences", sentences_tbl),
+                      ("raw_tokens", tokens_tbl), ("ingest_rejects", rejects_tbl)):
+        con.register("_arrow_in", tbl)
+        con.execute(f"insert into {name} by name select * from _arrow_in")
+        con.unregister("_arrow_in")
+    rows = con.execute("""
+        select f.project, count(distinct f.file_id), sum(f.n_sentences_ingested), sum(f.n_tokens_ingested),
+               (select count(*) from ingest_rejects r join raw_files g using (file_id) where g.project = f.project)
+        from raw_files f group by f.project order by f.project""").fetchall()
+    return {p: {"files": nf, "sentences": int(ns), "tokens": int(nt), "rejects": int(nr)} for p, nf, ns, nt, nr in rows}

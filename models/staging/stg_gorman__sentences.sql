@@ -1,0 +1,19 @@
+-- Gorman's Greek Dependency Trees: one row per upstream sentence; @subdoc is the file's passage range.
+with
+
+sentences as (
+    {{ raw_sentences_of('gorman') }}
+),
+
+renamed as (
+    select
+        * exclude (document_id, subdoc),
+        document_id,
+        file_name as document_key,
+        subdoc as passage,
+        nullif(regexp_extract(document_id, 'urn:cts:[^ ]+'), '') as document_urn,
+        cast(null as varchar) as source_text
+    from sentences
+)
+
+select * from renamed

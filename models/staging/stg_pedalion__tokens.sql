@@ -1,0 +1,1 @@
+{{ stg_xml_tokens('pedalion') }}

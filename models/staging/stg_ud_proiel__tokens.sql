@@ -1,0 +1,1 @@
+{{ stg_conllu_tokens('ud_proiel') }}

@@ -1,0 +1,187 @@
+"""Build orchestration: ingest → models → (export), atomic and locked (SPEC §2, §13).
+
+A build writes a new warehouse beside the old one (``<warehouse>.building-<pid>``) and renames it
+into place only when every model and data test succeeded, so an interrupted or failed build
+leaves the previous warehouse untouched. A lock file (``<warehouse>.lock``) makes a second
+concurrent build fail fast with the holder's pid and command.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import shutil
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from . import config, runner
+
+
+class BuildLocked(RuntimeError):
+    """Another build holds the lock; the message names its pid and command."""
+
+
+@dataclass
+class BuildSummary:
+    """What a build read and wrote (printed at the end; also kept in the warehouse as ``build_log``)."""
+
+    ingest: dict = field(default_factory=dict)      # project -> files/sentences/tokens/rejects
+    models: dict = field(default_factory=dict)      # model -> rows
+    timings: dict = field(default_factory=dict)     # step -> seconds
+
+
+def console() -> Console:
+    return Console(stderr=True, highlight=False)
+
+
+@contextlib.contextmanager
+def build_lock(target: Path):
+    """Hold ``<target>.lock`` for the duration; raise :class:`BuildLocked` if another build has it."""
+    lock_path = target.with_name(target.name + ".lock")
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    fh = open(lock_path, "a+")
+    try:
+        fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        fh.seek(0)
+        holder = fh.read().strip() or "unknown holder"
+        fh.close()
+        raise BuildLocked(f"another build is running on {target} ({holder}); lock file {lock_path}") from None
+    fh.seek(0)
+    fh.truncate()
+    fh.write(f"pid {os.getpid()}: {' '.join(sys.argv)}\n")
+    fh.flush()
+    try:
+        yield
+    finally:
+        fh.seek(0)
+        fh.truncate()
+        fcntl.flock(fh, fcntl.LOCK_UN)
+        fh.close()
+
+
+def _progress(con: Console) -> Progress:
+    return Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=con, transient=False, disable=not con.is_terminal and os.environ.get("SPHRAGIS_PROGRESS") != "1",
+    )
+
+
+def snapshot_roots(settings: config.Settings) -> dict[str, Path]:
+    """Snapshot name → unpacked folder (``<SPHRAGIS_DATA>/<name>``)."""
+    return {s["name"]: settings.data / s["name"] for s in config.snapshots()}
+
+
+def ingest_into(con: duckdb.DuckDBPyConnection, settings: config.Settings, out: Console, summary: BuildSummary,
+                *, workers: int | None = None) -> None:
+    """Discover, parse (in parallel) and load every treebank file into the raw tables."""
+    from .ingest import load as ingest_load
+
+    t0 = time.perf_counter()
+    files = ingest_load.discover(snapshot_roots(settings), config.snapshots())
+    with _progress(out) as prog:
+        task = prog.add_task("parse treebank files", total=len(files))
+        parsed = ingest_load.parse_all(files, workers=workers, progress=lambda: prog.advance(task))
+    summary.timings["parse"] = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    summary.ingest = ingest_load.load(con, files, parsed)
+    summary.timings["load"] = time.perf_counter() - t1
+
+
+def run_models(con: duckdb.DuckDBPyConnection, out: Console, summary: BuildSummary,
+               select: list[str] | None = None) -> None:
+    """Build the SQL models (all, or ``select`` and their ancestors) and run their data tests."""
+    project = runner.load_project()
+    t0 = time.perf_counter()
+    n = len(project.ancestors(select)) if select else len(project.models)
+    with _progress(out) as prog:
+        task = prog.add_task("build models", total=n)
+
+        def on_model(name, secs, rows):
+            summary.models[name] = rows
+            prog.update(task, advance=1, description=f"build models ({name})")
+
+        runner.run(con, project, on_model=on_model, select=select)
+    summary.timings["models"] = time.perf_counter() - t0
+
+
+def build(settings: config.Settings | None = None, *, reingest: bool = True, workers: int | None = None,
+          out: Console | None = None, select: list[str] | None = None) -> BuildSummary:
+    """Build the warehouse atomically.
+
+    Args:
+        settings: paths (default from the environment).
+        reingest: parse the sources again (True) or reuse the raw tables of the current
+            warehouse and rebuild only the models (False; SPEC §13 "rebuild without re-ingest").
+        workers: ingest process-pool size (default: CPU count).
+        select: build only these models and their ancestors (development aid).
+
+    Returns:
+        BuildSummary.
+
+    Raises:
+        BuildLocked: another build is running.
+        FileNotFoundError: sources not fetched, or (reingest=False) no warehouse to reuse.
+        runner.ModelError / runner.ModelTestFailure: a model or a data test failed; the previous
+            warehouse is left as it was.
+    """
+    settings = settings or config.settings()
+    out = out or console()
+    target = settings.warehouse
+    target.parent.mkdir(parents=True, exist_ok=True)
+    summary = BuildSummary()
+    with build_lock(target):
+        tmp = target.with_name(f"{target.name}.building-{os.getpid()}")
+        tmp.unlink(missing_ok=True)
+        try:
+            if not reingest:
+                if not target.exists():
+                    raise FileNotFoundError(f"no warehouse at {target} to rebuild from; run a full build first")
+                shutil.copyfile(target, tmp)
+            con = duckdb.connect(str(tmp))
+            try:
+                if reingest:
+                    ingest_into(con, settings, out, summary, workers=workers)
+                run_models(con, out, summary, select)
+                con.execute("create or replace table build_log as select ?::json as summary",
+                            [json.dumps({"ingest": summary.ingest, "models": summary.models}, sort_keys=True)])
+                con.execute("checkpoint")
+            finally:
+                con.close()
+            os.replace(tmp, target)
+        finally:
+            tmp.unlink(missing_ok=True)
+            Path(str(tmp) + ".wal").unlink(missing_ok=True)
+    return summary
+
+
+def print_summary(summary: BuildSummary, out: Console | None = None) -> None:
+    """Print rows in (per project), rows out (per mart) and step timings."""
+    out = out or console()
+    if summary.ingest:
+        t = Table(title="ingest: rows in per project")
+        for col in ("project", "files", "sentences", "tokens", "rejects"):
+            t.add_column(col, justify="right" if col != "project" else "left")
+        for p, v in sorted(summary.ingest.items()):
+            t.add_row(p, *(f"{v[k]:,}" for k in ("files", "sentences", "tokens", "rejects")))
+        tot = {k: sum(v[k] for v in summary.ingest.values()) for k in ("files", "sentences", "tokens", "rejects")}
+        t.add_row("all", *(f"{tot[k]:,}" for k in ("files", "sentences", "tokens", "rejects")))
+        out.print(t)
+    if summary.models:
+        t = Table(title="models: rows out")
+        t.add_column("model")
+        t.add_column("rows", justify="right")
+        for m, n in summary.models.items():
+            if not m.startswith("stg_"):
+                t.add_row(m, f"{n:,}")
+        out.print(t)
+    out.print("time: " + ", ".join(f"{k} {v:.1f}s" for k, v in summary.timings.items()))

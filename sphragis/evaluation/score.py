@@ -1,0 +1,509 @@
+"""Gold-tokenization scoring of CoNLL-U predictions (SPEC §12, seed 001, issue 8 item 2).
+
+Pure functions over CoNLL-U *text*; nothing here touches the warehouse.
+
+Protocol (seed 001 "Protocol"; SPEC §12 "Scoring"):
+
+* **Scorer.** The CoNLL 2018 shared-task evaluator as maintained by UD (``udtools.udeval``).
+  Reported figures are its F1 per metric, as percentages (F1 × 100). The metric names are the
+  evaluator's own: ``UPOS, XPOS, UFeats, AllTags, Lemmas, UAS, LAS, CLAS, MLAS, BLEX``. The
+  evaluator's conventions therefore apply unchanged: only universal feature types count for
+  UFeats, deprel subtypes are ignored (``obl:arg`` = ``obl``), a gold lemma ``_`` matches
+  anything, CLAS/MLAS/BLEX count only content-deprel words.
+* **Gold tokenization.** Gold and prediction must carry the same sentences with the same token
+  and word lines (ID and FORM, empty nodes excluded). The first difference raises
+  :class:`TokenizationMismatch` *before* the evaluator runs, naming the sentence and the token.
+* **Confidence intervals.** Percentile bootstrap over sentences: ``bootstrap`` resamples
+  (default 999) of sentence indices drawn with replacement from ``numpy.random.default_rng(seed)``
+  (default seed 776); the interval is the ``(1 − confidence)/2`` and ``(1 + confidence)/2``
+  quantiles (numpy's default linear interpolation) of the resampled F1 values.
+* **How the bootstrap stays cheap and exact.** The evaluator is run once per sentence, giving
+  per-sentence ``(correct, gold_total, system_total)`` counts per metric; a resample's F1 is
+  ``2·Σcorrect / (Σgold + Σsystem)``, i.e. exactly what the evaluator would report on the
+  concatenated resampled sentences. The evaluator is also run once on the whole files and the
+  summed per-sentence counts are checked to equal its counts (a mismatch raises
+  ``RuntimeError``), so the headline figure *is* the evaluator's own.
+* **Buckets.** ``buckets`` maps a sentence id (the ``# sent_id`` comment, or the 1-based sentence
+  number as a string when a sentence has none) to a label (genre, author, …); each bucket is
+  scored the same way over its own sentences, with its own bootstrap from a fresh
+  ``default_rng(seed)`` (so a bucket's CI does not depend on which other buckets exist).
+  Sentences absent from the mapping form the bucket ``"(unassigned)"``.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import udtools.udeval as _udeval
+
+__all__ = [
+    "METRICS",
+    "UNASSIGNED_BUCKET",
+    "ConlluFormatError",
+    "MetricScore",
+    "ScoreResult",
+    "BucketScore",
+    "Sentence",
+    "TokenizationMismatch",
+    "check_tokenization",
+    "evaluate_whole",
+    "format_table",
+    "parse_sentences",
+    "score",
+    "sentence_counts",
+]
+
+#: Metrics reported, in the evaluator's names and its table order.
+METRICS: tuple[str, ...] = (
+    "UPOS", "XPOS", "UFeats", "AllTags", "Lemmas", "UAS", "LAS", "CLAS", "MLAS", "BLEX",
+)
+#: Bucket label for sentences missing from the ``buckets`` mapping.
+UNASSIGNED_BUCKET = "(unassigned)"
+
+_SENT_ID = re.compile(r"^#\s*sent_id\s*=\s*(.*?)\s*$")
+# Column indices into a count triple.
+_CORRECT, _GOLD, _SYSTEM = 0, 1, 2
+
+
+class TokenizationMismatch(ValueError):
+    """Gold and prediction differ in tokenization (gold tokenization is required).
+
+    Attributes: ``sentence`` (sent_id, or the 1-based sentence number as a string),
+    ``sentence_number`` (1-based), ``position`` (1-based index of the first differing token/word
+    line within the sentence, ``None`` when the files differ in sentence count),
+    ``gold_form`` / ``pred_form`` (``"ID FORM"`` of the differing line, or ``None`` when that
+    side has no line there).
+    """
+
+    def __init__(self, message: str, *, sentence: str, sentence_number: int,
+                 position: int | None, gold_form: str | None, pred_form: str | None) -> None:
+        super().__init__(message)
+        self.sentence = sentence
+        self.sentence_number = sentence_number
+        self.position = position
+        self.gold_form = gold_form
+        self.pred_form = pred_form
+
+
+class ConlluFormatError(ValueError):
+    """CoNLL-U text that the evaluator cannot load (wraps ``udtools.udeval.UDError``)."""
+
+
+# --------------------------------------------------------------------------------------------
+# CoNLL-U sentence blocks
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """One CoNLL-U sentence block.
+
+    ``number`` is 1-based; ``sent_id`` the ``# sent_id`` value or ``None``; ``lines`` the block's
+    lines (comments included, no trailing blank line); ``tokens`` the ``(ID, FORM)`` pairs of its
+    token and word lines in order (multi-word token ranges included, empty nodes excluded): the
+    sequence that must be equal under gold tokenization.
+    """
+
+    number: int
+    sent_id: str | None
+    lines: tuple[str, ...]
+    tokens: tuple[tuple[str, str], ...]
+
+    @property
+    def label(self) -> str:
+        """Identifier used in messages and bucket look-ups: sent_id, else the sentence number."""
+        return self.sent_id if self.sent_id is not None else str(self.number)
+
+    def text(self) -> str:
+        """The block as CoNLL-U text terminated by a blank line (evaluator-loadable)."""
+        return "\n".join(self.lines) + "\n\n"
+
+    def describe(self) -> str:
+        """Human-readable name: ``sentence 'ID' (#n)`` or ``sentence n``."""
+        if self.sent_id is not None:
+            return f"sentence {self.sent_id!r} (#{self.number})"
+        return f"sentence {self.number}"
+
+
+def parse_sentences(text: str, *, side: str = "input") -> list[Sentence]:
+    """Split CoNLL-U text into :class:`Sentence` blocks.
+
+    Blank (whitespace-only) lines separate sentences; comment lines before a sentence belong to
+    it (a comment-only block is attached to the next sentence, or dropped at the end of the
+    text). A leading BOM and ``\\r\\n`` line ends are accepted.
+
+    Raises :class:`ConlluFormatError` when a token line does not have 10 tab-separated columns
+    (``side`` names the file in the message).
+    """
+    text = text.lstrip("\ufeff")
+    blocks: list[list[str]] = []
+    current: list[str] = []
+    pending_comments: list[str] = []
+    for raw in text.split("\n"):
+        line = raw.rstrip("\r")
+        if line.strip():
+            current.append(line)
+            continue
+        if current:
+            if any(not ln.startswith("#") for ln in current):
+                blocks.append(pending_comments + current)
+                pending_comments = []
+            else:
+                pending_comments.extend(current)
+            current = []
+    if current:
+        if any(not ln.startswith("#") for ln in current):
+            blocks.append(pending_comments + current)
+
+    sentences: list[Sentence] = []
+    for number, block in enumerate(blocks, start=1):
+        sent_id = None
+        tokens: list[tuple[str, str]] = []
+        for line in block:
+            if line.startswith("#"):
+                m = _SENT_ID.match(line)
+                if m and sent_id is None:
+                    sent_id = m.group(1)
+                continue
+            cols = line.split("\t")
+            if len(cols) != 10:
+                where = f"sentence {sent_id!r} (#{number})" if sent_id else f"sentence {number}"
+                raise ConlluFormatError(
+                    f"{side}: {where}: line does not have 10 tab-separated columns: {line!r}")
+            if "." in cols[0]:
+                continue  # empty node: ignored by the evaluator for basic-tree metrics
+            tokens.append((cols[0], cols[1]))
+        sentences.append(Sentence(number, sent_id, tuple(block), tuple(tokens)))
+    return sentences
+
+
+def check_tokenization(gold: Sequence[Sentence], pred: Sequence[Sentence]) -> None:
+    """Require identical tokenization: same sentence count, same ``(ID, FORM)`` lines per sentence.
+
+    Raises :class:`TokenizationMismatch` at the first differing sentence, naming it (sent_id of
+    the gold sentence if present, else its 1-based number), the 1-based position of the first
+    differing token/word line and both sides' ``"ID FORM"`` there.
+    """
+    for g, p in zip(gold, pred):
+        if g.tokens == p.tokens:
+            continue
+        for pos in range(max(len(g.tokens), len(p.tokens))):
+            gt = g.tokens[pos] if pos < len(g.tokens) else None
+            pt = p.tokens[pos] if pos < len(p.tokens) else None
+            if gt != pt:
+                gf = " ".join(gt) if gt else None
+                pf = " ".join(pt) if pt else None
+                raise TokenizationMismatch(
+                    f"tokenization differs in {g.describe()} at token {pos + 1}: "
+                    f"gold {gf if gf is not None else '<end of sentence>'!s} vs "
+                    f"pred {pf if pf is not None else '<end of sentence>'!s} "
+                    "(gold tokenization is required)",
+                    sentence=g.label, sentence_number=g.number, position=pos + 1,
+                    gold_form=gf, pred_form=pf)
+    if len(gold) != len(pred):
+        n = min(len(gold), len(pred)) + 1
+        extra = (gold if len(gold) > len(pred) else pred)[n - 1]
+        side = "gold" if len(gold) > len(pred) else "pred"
+        raise TokenizationMismatch(
+            f"gold has {len(gold)} sentences, pred has {len(pred)}: {side} {extra.describe()} "
+            "has no counterpart (gold tokenization is required)",
+            sentence=extra.label, sentence_number=n, position=None,
+            gold_form=None, pred_form=None)
+
+
+# --------------------------------------------------------------------------------------------
+# Evaluator calls
+# --------------------------------------------------------------------------------------------
+
+
+def _load(text: str, name: str) -> Any:
+    return _udeval.load_conllu(io.StringIO(text), name, {})
+
+
+def _counts_of(evaluation: Mapping[str, Any]) -> np.ndarray:
+    return np.array([[evaluation[m].correct, evaluation[m].gold_total, evaluation[m].system_total]
+                     for m in METRICS], dtype=np.int64)
+
+
+def evaluate_whole(gold_text: str, pred_text: str) -> dict[str, Any]:
+    """Run the evaluator once on two whole CoNLL-U texts; returns its result dict.
+
+    Values are the evaluator's ``Score`` objects (``correct``, ``gold_total``, ``system_total``,
+    ``precision``, ``recall``, ``f1`` as fractions in [0, 1]). No tokenization pre-check here.
+    Raises :class:`ConlluFormatError` when the evaluator cannot load or align the texts.
+    """
+    try:
+        return _udeval.evaluate(_load(gold_text, "gold"), _load(pred_text, "pred"))
+    except _udeval.UDError as exc:
+        raise ConlluFormatError(f"evaluator: {exc}") from exc
+
+
+def sentence_counts(gold: Sequence[Sentence], pred: Sequence[Sentence]) -> np.ndarray:
+    """Per-sentence evaluator counts: ``int64`` array of shape ``(n_sentences, len(METRICS), 3)``.
+
+    The last axis is ``(correct, gold_total, system_total)`` as the evaluator reports them for
+    that sentence alone (with gold tokenization: word counts for UPOS…LAS, content-deprel word
+    counts for CLAS/MLAS/BLEX). Call :func:`check_tokenization` first; summing over sentences then
+    reproduces the whole-file counts. Raises :class:`ConlluFormatError` naming the sentence and
+    side when the evaluator rejects a sentence (e.g. a cycle, several roots, a bad HEAD).
+    """
+    out = np.empty((len(gold), len(METRICS), 3), dtype=np.int64)
+    for i, (g, p) in enumerate(zip(gold, pred)):
+        try:
+            g_ud = _load(g.text(), "gold")
+        except _udeval.UDError as exc:
+            raise ConlluFormatError(f"gold {g.describe()}: {exc}") from exc
+        try:
+            p_ud = _load(p.text(), "pred")
+        except _udeval.UDError as exc:
+            raise ConlluFormatError(f"pred {g.describe()}: {exc}") from exc
+        try:
+            out[i] = _counts_of(_udeval.evaluate(g_ud, p_ud))
+        except _udeval.UDError as exc:  # pragma: no cover - prevented by check_tokenization
+            raise ConlluFormatError(f"{g.describe()}: {exc}") from exc
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Results
+# --------------------------------------------------------------------------------------------
+
+
+def _pct(num: float, den: float) -> float | None:
+    return 100.0 * num / den if den else None
+
+
+def _f1(correct: int, gold: int, system: int) -> float | None:
+    # Same float expression as the evaluator's ``100 * Score.f1``, so figures agree bit for bit.
+    return 100 * (2 * correct / (system + gold)) if system + gold else None
+
+
+def _r2(x: float | None) -> float | None:
+    return None if x is None else round(x, 2)
+
+
+@dataclass(frozen=True)
+class MetricScore:
+    """One metric: exact counts, percentages (unrounded floats) and the bootstrap CI (percent).
+
+    ``f1`` = 100 · 2·correct / (gold_total + system_total), exactly the evaluator's F1 × 100;
+    ``None`` when both totals are 0 (undefined, e.g. CLAS on a bucket without content words;
+    the evaluator would print 0). ``ci_low``/``ci_high`` are ``None`` when ``bootstrap == 0``.
+    """
+
+    metric: str
+    correct: int
+    gold_total: int
+    system_total: int
+    precision: float | None
+    recall: float | None
+    f1: float | None
+    ci_low: float | None
+    ci_high: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict; percentages rounded to 2 decimals, counts exact."""
+        return {
+            "f1": _r2(self.f1),
+            "ci": None if self.ci_low is None else [_r2(self.ci_low), _r2(self.ci_high)],
+            "precision": _r2(self.precision),
+            "recall": _r2(self.recall),
+            "correct": self.correct,
+            "gold_total": self.gold_total,
+            "system_total": self.system_total,
+        }
+
+
+@dataclass(frozen=True)
+class BucketScore:
+    """Scores over one subset of sentences (a bucket, or the whole fold)."""
+
+    sentences: int
+    words: int
+    metrics: dict[str, MetricScore]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict (see :meth:`MetricScore.to_dict`)."""
+        return {"sentences": self.sentences, "words": self.words,
+                "metrics": {m: s.to_dict() for m, s in self.metrics.items()}}
+
+
+@dataclass(frozen=True)
+class ScoreResult:
+    """Result of :func:`score`: the whole fold, optional buckets, and the protocol parameters."""
+
+    overall: BucketScore
+    bootstrap: int
+    seed: int
+    confidence: float
+    buckets: dict[str, BucketScore] = field(default_factory=dict)
+
+    @property
+    def metrics(self) -> dict[str, MetricScore]:
+        """Shortcut for ``overall.metrics``."""
+        return self.overall.metrics
+
+    def f1(self, metric: str) -> float | None:
+        """Overall F1 of ``metric`` in percent, rounded to 2 decimals (the reported figure)."""
+        return _r2(self.overall.metrics[metric].f1)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-serializable dict (``json.dumps`` works on it directly)."""
+        return {
+            "protocol": {
+                "scorer": "udtools.udeval (CoNLL 2018 shared-task evaluator)",
+                "figure": "F1 x 100",
+                "tokenization": "gold",
+                "ci": "percentile bootstrap over sentences",
+                "bootstrap": self.bootstrap,
+                "seed": self.seed,
+                "confidence": self.confidence,
+            },
+            **self.overall.to_dict(),
+            "buckets": {label: b.to_dict() for label, b in self.buckets.items()},
+        }
+
+    def format_table(self) -> str:
+        """Plain-text table; see :func:`format_table`."""
+        return format_table(self)
+
+
+def _bootstrap_indices(n: int, bootstrap: int, seed: int) -> np.ndarray:
+    """``(bootstrap, n)`` sentence indices drawn with replacement from ``default_rng(seed)``."""
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, n, size=(bootstrap, n))
+
+
+def _bootstrap_f1(counts: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    """F1 (percent) of every resample and metric: shape ``(bootstrap, len(METRICS))``.
+
+    Resampled totals are multiplicity-weighted sums of per-sentence counts (exact in float64 for
+    any realistic fold). Undefined F1 (no gold and no system items) is NaN.
+    """
+    n = counts.shape[0]
+    b = indices.shape[0]
+    offsets = (np.arange(b, dtype=np.int64) * n)[:, None]
+    mult = np.bincount((indices + offsets).ravel(), minlength=b * n).reshape(b, n)
+    mult = mult.astype(np.float64)
+    sums = mult @ counts.reshape(n, -1).astype(np.float64)
+    sums = sums.reshape(b, counts.shape[1], 3)
+    den = sums[:, :, _GOLD] + sums[:, :, _SYSTEM]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, 100 * (2 * sums[:, :, _CORRECT] / den), np.nan)
+
+
+def _score_subset(counts: np.ndarray, bootstrap: int, seed: int, confidence: float) -> BucketScore:
+    total = counts.sum(axis=0)
+    lows: list[float | None] = [None] * len(METRICS)
+    highs: list[float | None] = [None] * len(METRICS)
+    if bootstrap > 0 and counts.shape[0] > 0:
+        f1s = _bootstrap_f1(counts, _bootstrap_indices(counts.shape[0], bootstrap, seed))
+        alpha = (1.0 - confidence) / 2.0
+        for j in range(len(METRICS)):
+            col = f1s[:, j]
+            col = col[~np.isnan(col)]
+            if col.size:
+                lo, hi = np.quantile(col, [alpha, 1.0 - alpha])
+                lows[j], highs[j] = float(lo), float(hi)
+    metrics: dict[str, MetricScore] = {}
+    for j, m in enumerate(METRICS):
+        c, g, s = (int(x) for x in total[j])
+        metrics[m] = MetricScore(
+            metric=m, correct=c, gold_total=g, system_total=s,
+            precision=_pct(c, s), recall=_pct(c, g), f1=_f1(c, g, s),
+            ci_low=lows[j], ci_high=highs[j])
+    words = int(total[METRICS.index("UPOS"), _GOLD])
+    return BucketScore(sentences=int(counts.shape[0]), words=words, metrics=metrics)
+
+
+def score(gold_text: str, pred_text: str, *, bootstrap: int = 999, seed: int = 776,
+          confidence: float = 0.95, buckets: Mapping[str, str] | None = None) -> ScoreResult:
+    """Score predicted CoNLL-U against gold CoNLL-U with gold tokenization (SPEC §12, seed 001).
+
+    Args:
+        gold_text: the gold fold as CoNLL-U text.
+        pred_text: the prediction as CoNLL-U text: same sentences, same token/word lines.
+        bootstrap: number of percentile-bootstrap resamples over sentences (0 disables CIs).
+        seed: seed of ``numpy.random.default_rng`` for the resampling.
+        confidence: two-sided confidence level of the CI, in (0, 1).
+        buckets: optional ``sent_id → label`` map (sentence number as a string for sentences
+            without ``# sent_id``); each label is scored separately, unmapped sentences go to
+            ``"(unassigned)"``.
+
+    Returns:
+        :class:`ScoreResult`; every percentage (F1, precision, recall, CI bounds) is in percent;
+        ``to_dict()`` rounds them to 2 decimals.
+
+    Raises:
+        TokenizationMismatch: sentences or token/word lines differ (first difference reported).
+        ConlluFormatError: text the evaluator cannot load (cycle, several roots, bad columns…),
+            or no sentences at all.
+        ValueError: ``bootstrap < 0`` or ``confidence`` outside (0, 1).
+        RuntimeError: the summed per-sentence counts differ from the whole-file evaluation
+            (an internal invariant; should never happen).
+    """
+    if bootstrap < 0:
+        raise ValueError(f"bootstrap must be >= 0, got {bootstrap}")
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    gold = parse_sentences(gold_text, side="gold")
+    pred = parse_sentences(pred_text, side="pred")
+    if not gold:
+        raise ConlluFormatError("gold: no sentences")
+    check_tokenization(gold, pred)
+    counts = sentence_counts(gold, pred)
+
+    whole = _counts_of(evaluate_whole("".join(s.text() for s in gold),
+                                      "".join(s.text() for s in pred)))
+    if not np.array_equal(whole, counts.sum(axis=0)):  # pragma: no cover - invariant
+        raise RuntimeError("per-sentence evaluator counts do not sum to the whole-file counts")
+
+    overall = _score_subset(counts, bootstrap, seed, confidence)
+    bucket_scores: dict[str, BucketScore] = {}
+    if buckets is not None:
+        members: dict[str, list[int]] = {}
+        for i, s in enumerate(gold):
+            members.setdefault(buckets.get(s.label, UNASSIGNED_BUCKET), []).append(i)
+        for label in sorted(members):
+            bucket_scores[label] = _score_subset(counts[members[label]], bootstrap, seed,
+                                                 confidence)
+    return ScoreResult(overall=overall, bootstrap=bootstrap, seed=seed, confidence=confidence,
+                       buckets=bucket_scores)
+
+
+# --------------------------------------------------------------------------------------------
+# Printing
+# --------------------------------------------------------------------------------------------
+
+
+def _fmt(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:.2f}"
+
+
+def _table_rows(b: BucketScore, level: int) -> list[str]:
+    ci_head = f"{level}% CI"
+    rows = [f"{'Metric':<8} {'F1':>7}  {ci_head:<17} {'correct':>8} {'gold':>8} {'system':>8}"]
+    for m, s in b.metrics.items():
+        ci = "" if s.ci_low is None else f"[{_fmt(s.ci_low)}, {_fmt(s.ci_high)}]"
+        rows.append(f"{m:<8} {_fmt(s.f1):>7}  {ci:<17} {s.correct:>8} {s.gold_total:>8} "
+                    f"{s.system_total:>8}")
+    return rows
+
+
+def format_table(result: ScoreResult) -> str:
+    """Render a :class:`ScoreResult` as a plain-text table (F1 %, CI, counts; buckets after)."""
+    level = round(result.confidence * 100)
+    head = (f"CoNLL 2018 F1 (udtools.udeval), gold tokenization: {result.overall.sentences} "
+            f"sentences, {result.overall.words} words")
+    boot = (f"CI: percentile bootstrap over sentences, {result.bootstrap} resamples, "
+            f"seed {result.seed}" if result.bootstrap else "CI: none (bootstrap = 0)")
+    lines = [head, boot, "", *_table_rows(result.overall, level)]
+    for label, b in result.buckets.items():
+        lines += ["", f"Bucket {label}: {b.sentences} sentences, {b.words} words",
+                  *_table_rows(b, level)]
+    return "\n".join(lines)

@@ -1,0 +1,61 @@
+-- Raw layer (SPEC §2): lossless, values exactly as upstream wrote them, plus provenance.
+-- Created by `sphragis build` before ingest; the ingest loader fills these tables.
+
+create or replace table raw_files (
+    file_id integer primary key,          -- 1.. in (snapshot, path) order
+    snapshot varchar not null,            -- pin-list snapshot name (sphragis/sources.json)
+    project varchar not null,             -- agdt | ud_perseus | ud_proiel | ud_ptnk | gorman | pedalion | harrington
+    treebank_source varchar not null,     -- 'AGDT 2.1', 'UD Perseus', ...
+    commit varchar not null,              -- full upstream commit of the snapshot
+    upstream varchar not null,            -- upstream repository URL
+    license varchar not null,
+    path varchar not null,                -- path inside the upstream repository
+    format varchar not null,              -- agdt_xml | conllu
+    sha256 varchar not null,              -- of the file bytes
+    bytes bigint not null,
+    n_sentences_expected integer not null, -- sentence elements / blocks found by a plain scan of the file
+    n_sentences_ingested integer not null,
+    n_tokens_ingested integer not null,
+    root_attrs map(varchar, varchar),     -- XML: attributes of the root element, verbatim
+    preamble varchar[]                    -- XML: serialized non-sentence children of the root (header, annotators)
+);
+
+create or replace table raw_sentences (
+    sentence_uid bigint primary key,      -- global, 1.. in (file_id, sentence_pos) order
+    file_id integer not null,
+    sentence_pos integer not null,        -- 1-based position of the sentence in its file
+    line integer not null,                -- source line where the sentence starts
+    upstream_sentence_id varchar,         -- XML @id, CoNLL-U `# sent_id`
+    document_id varchar,                  -- XML @document_id, CoNLL-U last `# newdoc id`
+    subdoc varchar,                       -- XML @subdoc (passage), NULL for CoNLL-U
+    attrs map(varchar, varchar),          -- XML: every sentence attribute verbatim, in document order
+    comments varchar[],                   -- CoNLL-U: comment lines verbatim (with the leading '#')
+    extra_xml varchar[],                  -- XML: serialized non-word children of the sentence, if any
+    n_tokens integer not null
+);
+
+create or replace table raw_tokens (
+    sentence_uid bigint not null,
+    token_pos integer not null,           -- 1-based position in the sentence, document order
+    line integer not null,                -- source line of the word element / CoNLL-U row
+    id varchar,                           -- XML @id or CoNLL-U ID, verbatim (e.g. '3', '2-3', '4.1')
+    form varchar,
+    lemma varchar,
+    upos varchar,                         -- CoNLL-U only
+    xpos varchar,                         -- XML @postag or CoNLL-U XPOS
+    feats varchar,                        -- CoNLL-U only
+    head varchar,                         -- verbatim text
+    deprel varchar,                       -- XML @relation or CoNLL-U DEPREL
+    deps varchar,                         -- CoNLL-U only
+    misc varchar,                         -- CoNLL-U only
+    attrs map(varchar, varchar)           -- XML: every word attribute verbatim (artificial, cite, ref, sem, gloss...)
+);
+
+create or replace table ingest_rejects (
+    file_id integer,
+    path varchar not null,
+    line integer,                         -- line the parser stopped at / the bad line
+    sentence_pos integer,                 -- position of the rejected sentence in its file, when known
+    upstream_sentence_id varchar,
+    reason varchar not null
+);

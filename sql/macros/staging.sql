@@ -1,0 +1,110 @@
+{#- Shared staging logic. Staging only renames and types raw columns (SPEC §2 raw layer → stg). -#}
+
+{%- macro raw_sentences_of(project) -%}
+select
+    f.project,
+    f.treebank_source,
+    f.snapshot,
+    f.commit,
+    f.upstream,
+    f.license,
+    f.file_id,
+    f.path,
+    regexp_extract(f.path, '[^/]+$') as file_name,
+    s.sentence_uid,
+    s.sentence_pos,
+    s.line,
+    s.upstream_sentence_id,
+    nullif(trim(s.document_id), '') as document_id,
+    nullif(trim(s.subdoc), '') as subdoc,
+    s.attrs,
+    s.comments,
+    s.n_tokens
+from {{ source('raw_sentences') }} as s
+inner join {{ source('raw_files') }} as f on s.file_id = f.file_id
+where f.project = '{{ project }}'
+{%- endmacro %}
+
+{%- macro comment_value(key) -%}
+nullif(trim(list_extract(list_filter(comments, lambda c: c like '# {{ key }} =%'), -1)[length('# {{ key }} =') + 1:]), '')
+{%- endmacro %}
+
+{%- macro stg_xml_tokens(project) -%}
+{#- AGDT-style XML words: @postag → postag, @relation → relation; everything else stays in attrs. -#}
+with
+
+raw_tokens as (
+    select t.*
+    from {{ source('raw_tokens') }} as t
+    inner join {{ source('raw_sentences') }} as s on t.sentence_uid = s.sentence_uid
+    inner join {{ source('raw_files') }} as f on s.file_id = f.file_id
+    where f.project = '{{ project }}'
+),
+
+renamed as (
+    select
+        '{{ project }}' as project,
+        sentence_uid,
+        token_pos,
+        line,
+        id as src_id,
+        try_cast(id as integer) as token_num,
+        form,
+        lemma,
+        nullif(xpos, '') as postag,
+        cast(null as varchar) as upos,
+        cast(null as varchar) as feats,
+        head as head_src,
+        try_cast(head as integer) as head_num,
+        nullif(deprel, '') as relation,
+        cast(null as varchar) as misc,
+        coalesce(attrs['artificial'] is not null, false) as is_artificial,
+        false as is_multiword,
+        false as is_empty_node,
+        attrs['cite'] as cite,
+        attrs
+    from raw_tokens
+)
+
+select * from renamed
+{%- endmacro %}
+
+{%- macro stg_conllu_tokens(project) -%}
+{#- CoNLL-U rows: `_` becomes NULL; multiword ranges and empty nodes are flagged, not dropped. -#}
+with
+
+raw_tokens as (
+    select t.*
+    from {{ source('raw_tokens') }} as t
+    inner join {{ source('raw_sentences') }} as s on t.sentence_uid = s.sentence_uid
+    inner join {{ source('raw_files') }} as f on s.file_id = f.file_id
+    where f.project = '{{ project }}'
+),
+
+renamed as (
+    select
+        '{{ project }}' as project,
+        sentence_uid,
+        token_pos,
+        line,
+        id as src_id,
+        try_cast(id as integer) as token_num,
+        form,
+        nullif(lemma, '_') as lemma,
+        nullif(xpos, '_') as postag,
+        nullif(upos, '_') as upos,
+        nullif(feats, '_') as feats,
+        head as head_src,
+        try_cast(head as integer) as head_num,
+        nullif(deprel, '_') as relation,
+        nullif(misc, '_') as misc,
+        false as is_artificial,
+        contains(id, '-') as is_multiword,
+        contains(id, '.') as is_empty_node,
+        regexp_extract(misc, '(?:^|\|)Ref=([^|]*)', 1) as cite,
+        cast(null as map(varchar, varchar)) as attrs
+    from raw_tokens
+)
+
+select * from renamed
+{%- endmacro %}

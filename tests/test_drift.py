@@ -1,0 +1,210 @@
+"""Tests of sphragis.evaluation.drift (issue 8 item 3; SPEC §12; seed 001 convention decomposition).
+
+The crafted pair below is small enough to score by hand; every expected figure is derived in
+the comments. The integration test applies two known convention changes to the real UD PROIEL
+test fold and checks the decomposition attributes the whole gap to them.
+"""
+
+from __future__ import annotations
+
+import json
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from sphragis.evaluation.drift import DriftResult, decompose
+from sphragis.evaluation.score import ConlluFormatError, TokenizationMismatch
+
+SOURCES = Path(__file__).resolve().parents[1].parent / "shared" / "sources"
+
+
+def conllu(*sentences: list[tuple[str, str, str, int, str]]) -> str:
+    """Rows are ``(form, upos, feats, head, deprel)``; IDs are 1..n; lemma = form."""
+    out = []
+    for k, rows in enumerate(sentences, start=1):
+        out.append(f"# sent_id = s{k}")
+        for i, (form, upos, feats, head, deprel) in enumerate(rows, start=1):
+            out.append(f"{i}\t{form}\t{form}\t{upos}\t_\t{feats}\t{head}\t{deprel}\t_\t_")
+        out.append("")
+    return "\n".join(out) + "\n"
+
+
+# a = gold ---------------------------------------------------------------------------------
+A = conllu(
+    [
+        ("w1", "NOUN", "Case=Nom|Number=Sing|PronType=Prs", 2, "nsubj"),
+        ("w2", "VERB", "Mood=Ind|Number=Sing|Tense=Pres", 0, "root"),
+        ("w3", "ADV", "_", 2, "discourse"),
+        ("w4", "DET", "Case=Acc|Definite=Def|Number=Sing", 5, "det"),
+        ("w5", "NOUN", "Case=Acc|Number=Sing", 2, "obj"),
+    ],
+    [
+        ("x1", "PRON", "Case=Nom|Number=Plur|PronType=Dem", 3, "nsubj"),
+        ("x2", "ADV", "_", 3, "discourse"),
+        ("x3", "VERB", "Mood=Ind|Number=Plur", 0, "root"),
+        ("x4", "ADJ", "Case=Nom|Degree=Pos|Number=Plur", 1, "amod"),
+    ],
+)
+# b = system -------------------------------------------------------------------------------
+B = conllu(
+    [
+        # UPOS NOUN→PRON; feats lack PronType (b never uses it): scheme-absent; the subtype
+        # nsubj:pass equals nsubj for the evaluator.
+        ("w1", "PRON", "Case=Nom|Number=Sing", 2, "nsubj:pass"),
+        # extra Aspect (a b-only type): shared-scheme feats error
+        ("w2", "VERB", "Aspect=Imp|Mood=Ind|Number=Sing|Tense=Pres", 0, "root"),
+        # Degree=Pos where a has none: shared-scheme error; discourse→advmod label-only
+        ("w3", "ADV", "Degree=Pos", 2, "advmod"),
+        # no Definite (never in b): scheme-absent; det→nmod label-only
+        ("w4", "DET", "Case=Acc|Number=Sing", 5, "nmod"),
+        # Case value Acc→Gen: shared-scheme error; head 2→3: attachment error
+        ("w5", "NOUN", "Case=Gen|Number=Sing", 3, "obj"),
+    ],
+    [
+        # PronType missing (and Number differs): scheme-absent
+        ("x1", "PRON", "Case=Nom|Number=Sing", 3, "nsubj"),
+        # UPOS ADV→PART; discourse→advmod label-only
+        ("x2", "PART", "_", 3, "advmod"),
+        # Typo is not a universal type for the evaluator: ignored, so x3 is fully correct
+        ("x3", "VERB", "Mood=Ind|Number=Plur|Typo=Yes", 0, "root"),
+        # Degree missing: shared-scheme error; head 1→3 (and another label): attachment error
+        ("x4", "ADJ", "Case=Nom|Number=Plur", 3, "nmod"),
+    ],
+)
+N = 9
+
+
+@pytest.fixture(scope="module")
+def result() -> DriftResult:
+    return decompose(A, B)
+
+
+def r2(x: float) -> float:
+    return round(x, 2)
+
+
+def test_headline_scores(result):
+    assert (result.sentences, result.words) == (2, N)
+    # UPOS errors w1, x2 → 7/9; UFeats errors w1 w2 w3 w4 w5 x1 x4 → 2/9;
+    # attachment errors w5, x4 → UAS 7/9; label-only w3 w4 x2 → LAS 4/9
+    assert r2(result.upos) == r2(700 / 9) == 77.78
+    assert r2(result.ufeats) == r2(200 / 9) == 22.22
+    assert r2(result.uas) == 77.78 and r2(result.las) == 44.44
+    for metric, mine in (("UPOS", result.upos), ("UFeats", result.ufeats),
+                         ("UAS", result.uas), ("LAS", result.las)):
+        assert result.evaluator[metric] == pytest.approx(mine, abs=1e-9), metric
+
+
+def test_ufeats_split(result):
+    # gap 7/9 = scheme-absent (w1, w4, x1: PronType / Definite never in b) 3/9
+    #         + shared-scheme (w2, w3, w5, x4) 4/9
+    assert result.ufeats_errors == 7
+    assert result.scheme_absent_types == ("Definite", "PronType")
+    assert result.b_only_types == ("Aspect",)
+    assert (result.scheme_absent_words, result.shared_scheme_errors) == (3, 4)
+    assert r2(result.ufeats_gap) == 77.78
+    assert r2(result.scheme_absent_points) == 33.33 and r2(result.shared_scheme_points) == 44.44
+    assert result.scheme_absent_points + result.shared_scheme_points == pytest.approx(
+        result.ufeats_gap)
+    # 6 shared-scheme words (w2 w3 w5 x2 x3 x4), 2 correct (x2, x3)
+    assert result.shared_scheme_words == 6 and r2(result.shared_scheme_ufeats) == 33.33
+
+
+def test_per_type_agreement(result):
+    per = {f.feature: f for f in result.feature_agreement}
+    assert list(per) == ["Case", "Degree", "Mood", "Number", "Tense"]  # types in both files
+    # Case: w1 w4 w5 x1 x4 in both; w5 differs → 4/5
+    assert (per["Case"].union_words, per["Case"].same, per["Case"].agreement) == (5, 4, 80.0)
+    # Degree: a on x4 only, b on w3 only → 0/2
+    d = per["Degree"]
+    assert (d.a_words, d.b_words, d.union_words, d.same, d.agreement) == (1, 1, 2, 0, 0.0)
+    # Number: 7 words in both; x1 Plur vs Sing → 6/7
+    assert (per["Number"].union_words, per["Number"].same) == (7, 6)
+    assert r2(per["Number"].agreement) == 85.71
+    assert per["Mood"].agreement == 100.0 and per["Tense"].agreement == 100.0
+
+
+def test_las_split_and_relation_confusions(result):
+    assert (result.attachment_errors, result.label_only_errors) == (2, 3)
+    assert r2(result.las_gap) == 55.56
+    assert r2(result.attachment_points) == 22.22 and r2(result.label_only_points) == 33.33
+    # label-only: w3, x2 discourse→advmod; w4 det→nmod (x4 amod→nmod is an attachment error)
+    conf = [(c.a, c.b, c.count, r2(c.share)) for c in result.relation_confusions]
+    assert conf == [("discourse", "advmod", 2, 66.67), ("det", "nmod", 1, 33.33)]
+
+
+def test_upos_confusions(result):
+    assert result.upos_errors == 2
+    conf = [(c.a, c.b, c.count, c.share) for c in result.upos_confusions]
+    assert conf == [("ADV", "PART", 1, 50.0), ("NOUN", "PRON", 1, 50.0)]  # ties: alphabetical
+
+
+def test_top_limits_pairs():
+    r = decompose(A, B, top=1)
+    assert len(r.relation_confusions) == 1 and len(r.upos_confusions) == 1
+    assert r.relation_confusions[0].a == "discourse"
+
+
+def test_to_dict_and_report(result):
+    d = json.loads(json.dumps(result.to_dict()))
+    assert d["ufeats"]["scheme_absent_points"] == 33.33
+    assert d["ufeats"]["per_type"][0] == {"feature": "Case", "agreement": 80.0, "a_words": 5,
+                                          "b_words": 5, "union_words": 5, "same": 4}
+    assert d["las"]["relation_confusions"][0] == {"a": "discourse", "b": "advmod", "count": 2,
+                                                  "share": 66.67}
+    assert d["scores"] == {"UPOS": 77.78, "UFeats": 22.22, "UAS": 77.78, "LAS": 44.44}
+    text = result.format_report()
+    assert "UFeats gap 77.78 points = scheme-absent 33.33 (3 words)" in text
+    assert "LAS gap 55.56 points = attachment 22.22 (2 words) + label-only 33.33" in text
+    assert "discourse -> advmod" in text and "Definite, PronType" in text
+
+
+def test_identical_annotations():
+    r = decompose(A, A)
+    assert (r.ufeats_gap, r.las_gap, r.upos_errors) == (0.0, 0.0, 0)
+    assert r.relation_confusions == () and r.upos_confusions == ()
+    assert r.scheme_absent_types == () and all(f.agreement == 100.0 for f in r.feature_agreement)
+    assert r.shared_scheme_ufeats == 100.0
+
+
+def test_requires_same_tokenization():
+    with pytest.raises(TokenizationMismatch, match="'s2'.*token 3"):
+        decompose(A, B.replace("\tx3\tx3\t", "\tx9\tx3\t"))
+    with pytest.raises(ConlluFormatError):
+        decompose("", "")
+
+
+@pytest.mark.integration
+def test_real_proiel_fold_known_conventions(tmp_path):
+    """Strip PronType and relabel discourse→advmod on UD PROIEL test: the whole UFeats gap must
+    be scheme-absent and the whole LAS gap label-only discourse→advmod (seed 001's two largest
+    PROIEL convention effects)."""
+    archive = SOURCES / "ud-proiel@a4ab8d4.tar.xz"
+    if not archive.exists():
+        pytest.skip(f"real sources absent: {archive} not found (../shared/sources)")
+    with tarfile.open(archive) as tar:
+        member = next(m for m in tar.getmembers() if m.name.endswith("grc_proiel-ud-test.conllu"))
+        tar.extract(member, tmp_path,
+                    **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
+    a = (tmp_path / member.name).read_text(encoding="utf-8")
+    out, prontype, discourse = [], 0, 0
+    for line in a.split("\n"):
+        c = line.split("\t")
+        if len(c) == 10 and c[0].isdigit():
+            feats = c[5].split("|")
+            prontype += any(f.startswith("PronType=") for f in feats)
+            c[5] = "|".join(f for f in feats if not f.startswith("PronType=")) or "_"
+            if c[7].split(":")[0] == "discourse":
+                discourse += 1
+                c[7] = "advmod"
+            line = "\t".join(c)
+        out.append(line)
+    r = decompose(a, "\n".join(out))
+    assert r.words == 13314  # seed 001: PROIEL test has 13,314 words
+    assert r.scheme_absent_types == ("PronType",)
+    assert (r.scheme_absent_words, r.shared_scheme_errors) == (prontype, 0)
+    assert (r.attachment_errors, r.label_only_errors) == (0, discourse)
+    assert [(c.a, c.b, c.share) for c in r.relation_confusions] == [
+        ("discourse", "advmod", 100.0)]
+    assert r.upos_errors == 0 and r.shared_scheme_ufeats == 100.0
