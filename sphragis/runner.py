@@ -29,6 +29,7 @@ import duckdb
 import jinja2
 import yaml
 
+from . import udfs
 from .config import MACROS_DIR, MODELS_DIR, SEEDS_DIR, SPLIT_SEED
 
 DEFAULT_VARS = {"split_seed": SPLIT_SEED, "min_cell_tokens": 1000, "min_author_rows": 50}
@@ -57,6 +58,7 @@ class Model:
     refs: set[str] = field(default_factory=set)
     sources: set[str] = field(default_factory=set)
     materialized: str = "table"
+    unknown_refs: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -69,7 +71,7 @@ class Project:
     macros: str
 
     def ancestors(self, names: list[str]) -> set[str]:
-        """``names`` and every model they depend on, transitively.
+        """``names`` and every model they (or their data tests) depend on, transitively.
 
         Raises:
             ModelError: a name is not a model.
@@ -83,7 +85,18 @@ class Project:
                 raise ModelError(f"unknown model {n!r}")
             seen.add(n)
             todo.extend(r for r in self.models[n].refs if r in self.models)
+            todo.extend(r for r in self.test_refs(n) if r in self.models)
         return seen
+
+    def test_refs(self, name: str) -> set[str]:
+        """Models that the data tests of ``name`` read (``relationships`` targets)."""
+        out = set()
+        for col in self.schema.get(name, {}).get("columns", []) or []:
+            for t in col.get("tests", []) or []:
+                if isinstance(t, dict) and "relationships" in t:
+                    m = _REF.search(t["relationships"]["to"])
+                    out.add(m.group(1) if m else t["relationships"]["to"])
+        return out
 
     def order(self, only: set[str] | None = None) -> list[str]:
         """Model names in dependency order (``graphlib``), deterministic across runs.
@@ -91,8 +104,13 @@ class Project:
         Args:
             only: restrict to these models (their own dependencies must be included).
         """
+        names = only if only is not None else set(self.models)
+        for name in sorted(names):
+            if self.models[name].unknown_refs:
+                raise ModelError(f"{self.models[name].path}: ref() to unknown model or seed: "
+                                 f"{', '.join(sorted(self.models[name].unknown_refs))}")
         ts = graphlib.TopologicalSorter()
-        for name in sorted(only if only is not None else self.models):
+        for name in sorted(names):
             ts.add(name, *sorted(r for r in self.models[name].refs if r in self.models))
         try:
             return list(_deterministic_order(ts))
@@ -116,8 +134,9 @@ def load_project(models_dir: Path = MODELS_DIR, seeds_dir: Path = SEEDS_DIR, mac
     """Discover models, seeds, macros and schema files, and resolve each model's dependencies.
 
     Raises:
-        ModelError: two models share a name, a model refs an unknown model/seed, or a template
-            does not render (the message names the file).
+        ModelError: two models share a name, or a template does not render (the message names
+            the file). A ref() to an unknown model or seed is an error when that model is built
+            (see :meth:`Project.order`).
     """
     macros = "".join(p.read_text(encoding="utf-8") for p in sorted(macros_dir.glob("*.sql"))) if macros_dir.exists() else ""
     seeds = {p.stem: p for p in sorted(seeds_dir.glob("*.csv"))} if seeds_dir.exists() else {}
@@ -152,9 +171,7 @@ def load_project(models_dir: Path = MODELS_DIR, seeds_dir: Path = SEEDS_DIR, mac
         except jinja2.TemplateError as exc:
             raise ModelError(f"{m.path}: template error: {exc}") from exc
         m.refs, m.sources, m.materialized = rec["refs"], rec["sources"], rec["materialized"]
-        unknown = m.refs - set(models) - set(seeds)
-        if unknown:
-            raise ModelError(f"{m.path}: ref() to unknown model or seed: {', '.join(sorted(unknown))}")
+        m.unknown_refs = m.refs - set(models) - set(seeds)
     for name in schema:
         if name not in models:
             raise ModelError(f"{schema[name]['_file']}: documents unknown model {name!r}")
@@ -231,6 +248,7 @@ def run(
     """
     project = project or load_project()
     load_seeds(con, project)
+    udfs.register(con)
     counts: dict[str, int] = {}
     only = project.ancestors(select) if select else None
     for name in project.order(only):
@@ -266,7 +284,7 @@ _REF = re.compile(r"ref\(\s*['\"]([^'\"]+)['\"]\s*\)")
 
 def compile_tests(project: Project, only: set[str] | None = None) -> list[tuple[str, str, str]]:
     """Every declared data test (of the models in ``only``, default all) as
-    (model, description, SQL counting failing rows)."""
+    (model, description, SQL selecting the failing rows)."""
     out = []
     for model, spec in sorted(project.schema.items()):
         if only is not None and model not in only:
@@ -275,28 +293,30 @@ def compile_tests(project: Project, only: set[str] | None = None) -> list[tuple[
             if isinstance(t, dict) and "unique_combination" in t:
                 cols = ", ".join(t["unique_combination"])
                 out.append((model, f"unique_combination({cols})",
-                            f"select count(*) from (select {cols} from {model} group by all having count(*) > 1)"))
+                            f"select {cols}, count(*) as n from {model} group by all having count(*) > 1"))
             elif isinstance(t, dict) and "expression" in t:
                 out.append((model, f"expression({t['expression']})",
-                            f"select count(*) from {model} where not coalesce(({t['expression']}), false)"))
+                            f"select * from {model} where not coalesce(({t['expression']}), false)"))
+            else:
+                raise ModelError(f"{spec['_file']}: unknown model-level test {t!r} on {model}")
         for col in spec.get("columns", []) or []:
             c = col["name"]
             for t in col.get("tests", []) or []:
                 if t == "unique":
-                    sql = f"select count(*) from (select {c} from {model} where {c} is not null group by 1 having count(*) > 1)"
+                    sql = f"select {c}, count(*) as n from {model} where {c} is not null group by 1 having count(*) > 1"
                 elif t == "not_null":
-                    sql = f"select count(*) from {model} where {c} is null"
+                    sql = f"select * from {model} where {c} is null"
                 elif isinstance(t, dict) and "accepted_values" in t:
                     vals = ", ".join("'" + str(v).replace("'", "''") + "'" for v in t["accepted_values"]["values"])
-                    sql = f"select count(*) from {model} where {c} is not null and {c}::varchar not in ({vals})"
+                    sql = f"select {c}, count(*) as n from {model} where {c} is not null and {c}::varchar not in ({vals}) group by 1"
                     t = "accepted_values"
                 elif isinstance(t, dict) and "relationships" in t:
                     to = t["relationships"]["to"]
                     m = _REF.search(to)
                     to = m.group(1) if m else to
                     field_ = t["relationships"]["field"]
-                    sql = (f"select count(*) from {model} x where x.{c} is not null and not exists "
-                           f"(select 1 from {to} y where y.{field_} = x.{c})")
+                    sql = (f"select x.{c}, count(*) as n from {model} x where x.{c} is not null and not exists "
+                           f"(select 1 from {to} y where y.{field_} = x.{c}) group by 1")
                     t = f"relationships(to {to}.{field_})"
                 else:
                     raise ModelError(f"{spec['_file']}: unknown test {t!r} on {model}.{c}")
@@ -305,10 +325,25 @@ def compile_tests(project: Project, only: set[str] | None = None) -> list[tuple[
 
 
 def run_tests(con: duckdb.DuckDBPyConnection, project: Project, only: set[str] | None = None) -> list[tuple[str, str, str]]:
-    """Run every declared data test (of ``only``, default all); returns failures as (model, test, detail)."""
+    """Run every declared data test (of ``only``, default all).
+
+    Returns:
+        Failures as (model, test, detail); the detail gives the number of failing rows and up to
+        five of them (e.g. the registry keys without a registry row).
+    """
     failures = []
     for model, desc, sql in compile_tests(project, only):
-        n = con.execute(sql).fetchone()[0]
+        n = con.execute(f"select count(*) from ({sql})").fetchone()[0]
         if n:
-            failures.append((model, desc, f"{n} failing row(s)"))
+            cur = con.execute(f"select * from ({sql}) limit 5")
+            names = [d[0] for d in cur.description]
+            sample = "; ".join(
+                ", ".join(f"{k}={_short(v)}" for k, v in zip(names, row) if not isinstance(v, (list, dict)))
+                for row in cur.fetchall())
+            failures.append((model, desc, f"{n} failing row(s), e.g. {sample}"))
     return failures
+
+
+def _short(v: object) -> str:
+    s = repr(v)
+    return s if len(s) <= 60 else s[:57] + "..."

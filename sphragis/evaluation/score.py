@@ -182,6 +182,10 @@ def parse_sentences(text: str, *, side: str = "input") -> list[Sentence]:
     return sentences
 
 
+def _quote(token: str | None) -> str:
+    return "<end of sentence>" if token is None else f"'{token}'"
+
+
 def check_tokenization(gold: Sequence[Sentence], pred: Sequence[Sentence]) -> None:
     """Require identical tokenization: same sentence count, same ``(ID, FORM)`` lines per sentence.
 
@@ -200,8 +204,7 @@ def check_tokenization(gold: Sequence[Sentence], pred: Sequence[Sentence]) -> No
                 pf = " ".join(pt) if pt else None
                 raise TokenizationMismatch(
                     f"tokenization differs in {g.describe()} at token {pos + 1}: "
-                    f"gold {gf if gf is not None else '<end of sentence>'!s} vs "
-                    f"pred {pf if pf is not None else '<end of sentence>'!s} "
+                    f"gold {_quote(gf)} vs pred {_quote(pf)} "
                     "(gold tokenization is required)",
                     sentence=g.label, sentence_number=g.number, position=pos + 1,
                     gold_form=gf, pred_form=pf)

@@ -1,0 +1,149 @@
+"""Published units as CoNLL-U: rendering and validation (SPEC §9 ``render_conllu``, §10).
+
+A *unit* is what one entry of a row's ``conllu`` column holds: a list of sentences, each a list of
+token dicts with the CoNLL-U field names ``id, form, lemma, upos, feats, head, deprel`` (seed 000
+"Column structure"). ``xpos``, ``deps`` and ``misc`` are not published and render as ``_``.
+"""
+
+from __future__ import annotations
+
+import io
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+
+from udtools.udeval import UDError, load_conllu
+
+#: Published inventories (SPEC §5).
+UPOS_INVENTORY = frozenset("NOUN VERB ADJ PRON ADV ADP NUM INTJ X".split())
+DEPREL_INVENTORY = frozenset("root nsubj obj ccomp obl nmod advmod case conj dep".split())
+FEATURE_TYPES = frozenset("Aspect Case Degree Gender Mood Number Person Tense VerbForm Voice".split())
+
+Token = Mapping[str, object]
+Unit = Sequence[Sequence[Token]]
+
+
+class UnitValidationError(ValueError):
+    """A published unit broke CoNLL-U or a SPEC §5 invariant; ``unit_id`` names it."""
+
+    def __init__(self, unit_id: str, problem: str):
+        self.unit_id, self.problem = unit_id, problem
+        super().__init__(f"published unit {unit_id}: {problem}")
+
+
+def _field(value: object) -> str:
+    return "_" if value is None or value == "" else str(value)
+
+
+def render_conllu(unit: Unit) -> str:
+    """Canonical CoNLL-U text of one published unit (SPEC §9).
+
+    Args:
+        unit: list of sentences; each sentence a list of token mappings with keys
+            ``id`` (int), ``form``, ``lemma``, ``upos``, ``feats`` (str or None), ``head`` (int),
+            ``deprel``.
+
+    Returns:
+        Token rows only (no comments), ten tab-separated columns, XPOS/DEPS/MISC ``_``, one blank
+        line after each sentence.
+    """
+    out = []
+    for sentence in unit:
+        for t in sentence:
+            out.append("\t".join((
+                str(t["id"]), _field(t["form"]), _field(t["lemma"]), _field(t["upos"]), "_",
+                _field(t.get("feats")), str(t["head"]), _field(t["deprel"]), "_", "_",
+            )))
+        out.append("")
+    return "\n".join(out) + "\n"
+
+
+def _lower(s: str) -> str:
+    from grc_utils import lower_grc
+
+    return lower_grc(s)
+
+
+def check_invariants(unit: Unit, text: str) -> str | None:
+    """The first SPEC §5 invariant that ``unit`` (with its ``text`` entry) breaks, or None.
+
+    Checks: published UPOS/DEPREL inventories, FEATS types and canonical order, no punctuation
+    token, forms and lemmas lowercase (``grc_utils.lower_grc``) and NFC, and that the forms joined
+    by single spaces reconstruct ``text`` exactly.
+    """
+    forms = []
+    for sentence in unit:
+        for t in sentence:
+            tid = t["id"]
+            if t["upos"] not in UPOS_INVENTORY:
+                return f"token {tid}: UPOS {t['upos']!r} not in the published inventory"
+            if t["deprel"] not in DEPREL_INVENTORY:
+                return f"token {tid}: DEPREL {t['deprel']!r} not in the published inventory"
+            feats = t.get("feats")
+            if feats:
+                names = [kv.split("=", 1)[0] for kv in str(feats).split("|")]
+                if any(n not in FEATURE_TYPES for n in names):
+                    return f"token {tid}: FEATS {feats!r} has a feature type outside the published inventory"
+                if names != sorted(names, key=str.lower) or len(set(names)) != len(names):
+                    return f"token {tid}: FEATS {feats!r} is not in canonical order"
+            for col in ("form", "lemma"):
+                v = t[col]
+                if not isinstance(v, str) or not v:
+                    return f"token {tid}: empty {col}"
+                if unicodedata.normalize("NFC", v) != v:
+                    return f"token {tid}: {col} {v!r} is not NFC"
+                if _lower(v) != v:
+                    return f"token {tid}: {col} {v!r} is not lowercase"
+                if any(ch.isspace() for ch in v):
+                    return f"token {tid}: {col} {v!r} contains whitespace"
+            if all(unicodedata.category(ch).startswith("P") for ch in t["form"]):
+                return f"token {tid}: punctuation token {t['form']!r} was not removed"
+            forms.append(t["form"])
+    if " ".join(forms) != text:
+        return f"forms do not reconstruct text: {' '.join(forms)[:80]!r} vs {text[:80]!r}"
+    return None
+
+
+def validate_units(units: Iterable[tuple[str, Unit, str]]) -> int:
+    """Render and re-parse every unit with the CoNLL 2018 shared-task loader (SPEC §10).
+
+    ``udtools.udeval.load_conllu`` enforces ten columns, integer ids from 1, heads in range,
+    exactly one root, no cycles and sentence termination; :func:`check_invariants` adds the §5
+    invariants. Units are checked in one pass over one rendered document; a loader error is
+    traced back to the unit by line number.
+
+    Args:
+        units: (unit_id, unit, text) triples.
+
+    Returns:
+        The number of units checked.
+
+    Raises:
+        UnitValidationError: naming the first unit that fails.
+    """
+    parts, starts, ids = [], [], []
+    line = 1
+    n = 0
+    for unit_id, unit, text in units:
+        problem = check_invariants(unit, text)
+        if problem:
+            raise UnitValidationError(unit_id, problem)
+        rendered = render_conllu(unit)
+        parts.append(rendered)
+        starts.append(line)
+        ids.append(unit_id)
+        line += rendered.count("\n")
+        n += 1
+    if not parts:
+        return 0
+    try:
+        load_conllu(io.StringIO("".join(parts)), "<published units>", {})
+    except UDError as exc:
+        import bisect
+        import re
+
+        m = re.search(r"line (\d+)", str(exc))
+        at = int(m.group(1)) if m else 1
+        # "ends at line N" points at the blank line closing the sentence: step back one line.
+        idx = max(0, bisect.bisect_right(starts, max(1, at - 1)) - 1)
+        raise UnitValidationError(ids[idx], f"CoNLL 2018 loader: {exc}") from None
+    return n

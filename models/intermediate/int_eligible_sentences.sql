@@ -1,0 +1,108 @@
+-- Deduplication (SPEC §7): retained published units sharing a dedup_key become one row whose
+-- parse comes from the highest-priority project (then the smallest sentence_uid, i.e. upstream
+-- file and position order); every contributing record is kept in source_records. Groups whose
+-- retained author labels conflict are omitted (see int_dedup_groups). Grain: one row per
+-- eligible dedup_key.
+with
+
+units as (select * from {{ ref('int_units') }}),
+curated as (select * from {{ ref('int_curated_sentences') }}),
+sentences as (select * from {{ ref('int_sentences') }}),
+priority as (select * from {{ ref('source_priority') }}),
+groups as (select * from {{ ref('int_dedup_groups') }}),
+
+records as (
+    select
+        u.*,
+        c.author,
+        c.work,
+        c.work_id,
+        c.genre,
+        s.treebank_source,
+        s.snapshot,
+        s.commit,
+        s.upstream,
+        s.license,
+        s.path,
+        s.file_name,
+        s.sentence_pos,
+        s.upstream_sentence_id,
+        s.document_key,
+        s.cts_urn,
+        s.passage,
+        p.priority::integer as priority,
+        p.syntax_scheme
+    from units as u
+    inner join curated as c on u.sentence_uid = c.sentence_uid
+    inner join sentences as s on u.sentence_uid = s.sentence_uid
+    inner join priority as p on u.project = p.project
+    inner join groups as g on u.dedup_key = g.dedup_key
+    where c.is_retained and g.status = 'eligible'
+),
+
+ranked as (
+    select
+        *,
+        row_number() over (partition by dedup_key order by priority, sentence_uid) as rank_in_group
+    from records
+),
+
+provenance as (
+    select
+        dedup_key,
+        list(
+            struct_pack(
+                project := project,
+                treebank_source := treebank_source,
+                snapshot := snapshot,
+                revision := commit,
+                url := upstream,
+                license := license,
+                path := path,
+                upstream_sentence_id := upstream_sentence_id,
+                sentence_uid := sentence_uid,
+                passage := passage,
+                syntax_scheme := syntax_scheme
+            )
+            order by priority, sentence_uid
+        ) as source_records,
+        list(distinct license order by license) as licenses,
+        list(distinct project order by project) as projects,
+        count(*) as n_records
+    from ranked
+    group by dedup_key
+),
+
+chosen as (
+    select * from ranked where rank_in_group = 1
+),
+
+final as (
+    select
+        c.project || ':' || c.file_name || ':' || c.sentence_pos as row_id,
+        c.dedup_key,
+        c.sentence_uid,
+        c.project,
+        c.treebank_source,
+        c.author,
+        c.work,
+        c.work_id,
+        c.genre,
+        c.text,
+        c.tokens,
+        c.native_syntax,
+        coalesce(c.cts_urn, case when c.work_id is not null then 'urn:cts:greekLit:' || c.work_id end
+            || coalesce(':' || c.passage, '')) as cts_urn,
+        c.passage,
+        p.source_records,
+        p.licenses,
+        p.projects,
+        p.n_records,
+        c.document_key,
+        c.file_name,
+        c.sentence_pos
+    from chosen as c
+    inner join provenance as p on c.dedup_key = p.dedup_key
+)
+
+select * from final

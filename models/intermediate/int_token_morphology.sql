@@ -1,0 +1,355 @@
+-- One morphological analysis per word token (SPEC §3). Grain: one row per word token of
+-- int_tokens (is_word), key (sentence_uid, token_pos).
+--
+-- 1. Normalized nine-position AGDT tag: from `postag` (agdt, gorman, pedalion, harrington) or the
+--    XPOS (ud_perseus), repaired by the named rules of seed tag_rules; derived from UPOS+FEATS for
+--    ud_proiel and ud_ptnk (seeds ud_upos_to_tag, ud_feats_to_tag, ud_tense_aspect_to_tag).
+-- 2. Published UPOS from the tag's first position (seed upos_from_tag) and published FEATS from
+--    positions 2-9 (seed agdt_tag_positions), restricted to seed feats_published_types; Gender
+--    from the source FEATS where that is finer than the tag.
+-- 3. Lemma: NFC, trailing homograph digits stripped, lowercased with lower_grc (sphragis.udfs).
+-- Every rule works on the distinct source values (tags, UPOS+FEATS pairs, lemmas) and is joined
+-- back to the tokens.
+with recursive
+
+tokens as (
+    select
+        sentence_uid,
+        token_pos,
+        project,
+        form,
+        lemma,
+        postag,
+        upos,
+        feats,
+        is_artificial
+    from {{ ref('int_tokens') }}
+    where is_word
+),
+
+tag_positions as (
+    select
+        cast(position as integer) as position,
+        code,
+        feature,
+        value
+    from {{ ref('agdt_tag_positions') }}
+),
+
+upos_from_tag as (select * from {{ ref('upos_from_tag') }}),
+
+ud_upos_to_tag as (select * from {{ ref('ud_upos_to_tag') }}),
+
+ud_feats_to_tag as (
+    select
+        feature,
+        value,
+        cast(position as integer) as position,
+        code
+    from {{ ref('ud_feats_to_tag') }}
+),
+
+ud_tense_aspect_to_tag as (select * from {{ ref('ud_tense_aspect_to_tag') }}),
+
+published_types as (select * from {{ ref('feats_published_types') }}),
+
+-- every code allowed at each position: position 1 from upos_from_tag, 2-9 from
+-- agdt_tag_positions, plus '-' (empty) everywhere
+valid_codes as (
+    select
+        1 as position,
+        code
+    from upos_from_tag
+    union
+    select
+        position,
+        code
+    from tag_positions
+    union
+    select
+        unnest(range(2, 10)) as position,
+        '-' as code
+),
+
+-- tag-bearing tokens: the AGDT-lineage postag or the UD Perseus XPOS ----------------------------
+source_tags as (
+    select distinct postag
+    from tokens
+    where project not in ('ud_proiel', 'ud_ptnk') and postag is not null
+),
+
+cleaned as (
+    select
+        postag,
+        trim(postag) as trimmed,
+        replace(lower(trim(postag)), '_', '-') as cleaned,
+        trim(postag) <> postag as was_trimmed,
+        lower(trim(postag)) <> trim(postag) as was_lowercased,
+        contains(trim(postag), '_') as had_underscore,
+        trim(postag) = '' or lower(trim(postag)) = 'undefined'
+        or regexp_full_match(trim(postag), '[-_"]*') as is_missing
+    from source_tags
+),
+
+-- candidate repairs of wrong-length tags: insert '-' after the POS position (too short) or
+-- delete a '-' after it (too long), one character per step, until nine positions remain
+resized (postag, candidate) as (
+    select
+        postag,
+        cleaned as candidate
+    from cleaned
+    where not is_missing and length(cleaned) <> 9
+    union
+    select
+        postag,
+        case
+            when length(candidate) < 9 then substr(candidate, 1, i) || '-' || substr(candidate, i + 1)
+            else substr(candidate, 1, i - 1) || substr(candidate, i + 1)
+        end as candidate
+    from (
+        select
+            postag,
+            candidate,
+            unnest(range(1, length(candidate) + 1)) as i
+        from resized
+        where length(candidate) <> 9
+    )
+    where length(candidate) < 9 or (i >= 2 and substr(candidate, i, 1) = '-')
+),
+
+candidates as (
+    select
+        postag,
+        cleaned as candidate
+    from cleaned
+    where not is_missing and length(cleaned) = 9
+    union
+    select
+        postag,
+        candidate
+    from resized
+    where length(candidate) = 9
+),
+
+well_formed as (
+    select
+        c.postag,
+        c.candidate
+    from candidates as c
+    cross join (select unnest(range(1, 10)) as position) as p
+    inner join valid_codes as v
+        on p.position = v.position and substr(c.candidate, p.position, 1) = v.code
+    group by c.postag, c.candidate
+    having count(*) = 9
+),
+
+resolved as (
+    select
+        postag,
+        count(*) as n_candidates,
+        any_value(candidate) as candidate
+    from well_formed
+    group by postag
+),
+
+native_tags as (
+    select
+        c.postag,
+        case when not c.is_missing and r.n_candidates = 1 then r.candidate end as tag,
+        case
+            when c.is_missing then 'missing'
+            when coalesce(r.n_candidates, 0) <> 1 then 'unnormalizable'
+            else coalesce(nullif(concat_ws(
+                '+',
+                case when c.was_trimmed then 'trimmed' end,
+                case when c.was_lowercased then 'lowercased' end,
+                case when c.had_underscore then 'underscore_as_dash' end,
+                case when length(c.cleaned) < 9 then 'padded' end,
+                case when length(c.cleaned) > 9 then 'truncated' end
+            ), ''), 'as_is')
+        end as tag_rule
+    from cleaned as c
+    left join resolved as r on c.postag = r.postag
+),
+
+-- UD PROIEL / UD PTNK: the tag is derived from UPOS and FEATS -----------------------------------
+ud_analyses as (
+    select distinct
+        upos,
+        feats
+    from tokens
+    where project in ('ud_proiel', 'ud_ptnk') and upos is not null
+),
+
+ud_feature_values as (
+    select
+        a.upos,
+        a.feats,
+        split_part(f.pair, '=', 1) as feature,
+        substr(f.pair, strpos(f.pair, '=') + 1) as value
+    from ud_analyses as a
+    cross join unnest(string_split(coalesce(a.feats, ''), '|')) as f (pair)
+    where f.pair <> ''
+),
+
+ud_pos_code as (
+    -- the article rows (a FEATS condition) win over the unconditional row of the same UPOS
+    select
+        a.upos,
+        a.feats,
+        m.code
+    from ud_analyses as a
+    inner join ud_upos_to_tag as m
+        on a.upos = m.upos
+        and (m.condition is null or contains('|' || coalesce(a.feats, '') || '|', '|' || m.condition || '|'))
+    qualify row_number() over (partition by a.upos, a.feats order by m.condition is null, m.condition) = 1
+),
+
+ud_position_codes as (
+    select
+        v.upos,
+        v.feats,
+        m.position,
+        m.code
+    from ud_feature_values as v
+    inner join ud_feats_to_tag as m on v.feature = m.feature and v.value = m.value
+    union all
+    select
+        a.upos,
+        a.feats,
+        4 as position,
+        m.code
+    from ud_analyses as a
+    inner join ud_tense_aspect_to_tag as m
+        on regexp_extract(a.feats, '(?:^|\|)Tense=([^|]*)', 1) is not distinct from coalesce(m.tense, '')
+        and regexp_extract(a.feats, '(?:^|\|)Aspect=([^|]*)', 1) is not distinct from coalesce(m.aspect, '')
+),
+
+ud_tags as (
+    -- a position with no code, or with conflicting codes, stays '-'
+    select
+        a.upos,
+        a.feats,
+        case
+            when p.code is not null
+                then p.code
+                {%- for k in range(2, 10) %}
+                || case
+                    when count(distinct c.code) filter (where c.position = {{ k }}) = 1
+                        then any_value(c.code) filter (where c.position = {{ k }})
+                    else '-'
+                end
+                {%- endfor %}
+        end as tag
+    from ud_analyses as a
+    left join ud_pos_code as p on a.upos = p.upos and a.feats is not distinct from p.feats
+    left join ud_position_codes as c on a.upos = c.upos and a.feats is not distinct from c.feats
+    group by a.upos, a.feats, p.code
+),
+
+-- one tag per token ------------------------------------------------------------------------------
+token_tags as (
+    select
+        t.*,
+        case
+            when t.project in ('ud_proiel', 'ud_ptnk') then u.tag
+            when n.tag_rule = 'missing' and regexp_full_match(t.form, '[\p{P}\p{S}]+') then 'u--------'
+            else n.tag
+        end as tag,
+        case
+            when t.project in ('ud_proiel', 'ud_ptnk') and t.upos is null then 'missing'
+            when t.project in ('ud_proiel', 'ud_ptnk') and u.tag is null then 'unnormalizable'
+            when t.project in ('ud_proiel', 'ud_ptnk') then 'derived_from_ud'
+            when
+                coalesce(n.tag_rule, 'missing') = 'missing' and regexp_full_match(t.form, '[\p{P}\p{S}]+')
+                then 'punct_from_form'
+            else coalesce(n.tag_rule, 'missing')
+        end as tag_rule,
+        case
+            when t.project like 'ud\_%' escape '\'
+                then regexp_extract(t.feats, '(?:^|\|)Gender=([^|]*)', 1)
+        end as source_gender
+    from tokens as t
+    left join native_tags as n on t.postag = n.postag and t.project not in ('ud_proiel', 'ud_ptnk')
+    left join ud_tags as u on t.upos = u.upos and t.feats is not distinct from u.feats
+),
+
+-- published FEATS from the tag (plus the finer source Gender), per distinct (tag, source Gender)
+tag_genders as (
+    select distinct
+        tag,
+        nullif(source_gender, '') as source_gender,
+        nullif(source_gender, '') is not null
+        and (
+            substr(tag, 7, 1) = '-'
+            or (substr(tag, 7, 1) = 'c' and source_gender in ('Fem', 'Masc', 'Fem,Masc'))
+        ) as gender_from_source
+    from token_tags
+    where tag is not null
+),
+
+tag_feature_values as (
+    select
+        g.tag,
+        g.source_gender,
+        m.feature,
+        m.value
+    from tag_genders as g
+    cross join (select unnest(range(2, 10)) as position) as p
+    inner join tag_positions as m on p.position = m.position and substr(g.tag, p.position, 1) = m.code
+    where m.feature is not null and not (m.feature = 'Gender' and g.gender_from_source)
+    union all
+    select
+        tag,
+        source_gender,
+        'Gender' as feature,
+        source_gender as value
+    from tag_genders
+    where gender_from_source
+),
+
+tag_feats as (
+    select
+        g.tag,
+        g.source_gender,
+        string_agg(v.feature || '=' || v.value, '|' order by v.feature) as feats
+    from tag_genders as g
+    left join tag_feature_values as v
+        on g.tag = v.tag and g.source_gender is not distinct from v.source_gender
+    left join published_types as t on v.feature = t.feature
+    where v.feature is null or t.feature is not null
+    group by g.tag, g.source_gender
+),
+
+-- lemmas ---------------------------------------------------------------------------------------
+lemmas as (
+    select
+        lemma as source_lemma,
+        nullif(lower_grc(regexp_replace(nfc_normalize(trim(lemma)), '(\D)\d+$', '\1')), '') as lemma
+    from (select distinct lemma from tokens where lemma is not null and trim(lemma) not in ('', '_'))
+),
+
+final as (
+    select
+        t.sentence_uid,
+        t.token_pos,
+        t.project,
+        t.is_artificial,
+        t.postag,
+        t.tag,
+        t.tag_rule,
+        coalesce(u.upos, 'X') as upos,
+        substr(t.tag, 1, 1) = 'u' or t.upos = 'PUNCT' as is_punct,
+        f.feats,
+        case when t.project like 'ud\_%' escape '\' then t.feats else f.feats end as feats_full,
+        t.feats as feats_source,
+        t.upos as upos_source,
+        l.lemma
+    from token_tags as t
+    left join upos_from_tag as u on substr(t.tag, 1, 1) = u.code
+    left join tag_feats as f
+        on t.tag = f.tag and nullif(t.source_gender, '') is not distinct from f.source_gender
+    left join lemmas as l on t.lemma = l.source_lemma
+)
+
+select * from final

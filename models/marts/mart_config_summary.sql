@@ -1,0 +1,44 @@
+-- Authors and rows per configuration and split (SPEC §8; the build summary and seed 000
+-- "Configurations"): rows are the configuration's published rows (chunks for _5/_10/_50),
+-- source_rows the atomic sentences they hold. All 8 × 3 cells are present (zero when empty).
+-- Grain: one row per (config, split).
+with
+
+benchmark_rows as (select * from {{ ref('mart_benchmark_rows') }}),
+
+grid as (
+    select
+        t.track,
+        {{ config_name('t.track', 'k.chunk_target_size') }} as config,
+        k.chunk_target_size,
+        s.split
+    from (select unnest(['main', 'source_held_out']) as track) as t
+    cross join (select unnest([1, 5, 10, 50]) as chunk_target_size) as k
+    cross join (select unnest(['train', 'validation', 'test']) as split) as s
+),
+
+counts as (
+    select
+        config,
+        split,
+        count(distinct author) as authors,
+        count(*) as rows,
+        sum(len(text)) as source_rows
+    from benchmark_rows
+    group by config, split
+),
+
+final as (
+    select
+        g.config,
+        g.track,
+        g.chunk_target_size,
+        g.split,
+        coalesce(c.authors, 0) as authors,
+        coalesce(c.rows, 0) as rows,
+        coalesce(c.source_rows, 0) as source_rows
+    from grid as g
+    left join counts as c on g.config = c.config and g.split = c.split
+)
+
+select * from final

@@ -1,0 +1,117 @@
+-- Leakage control (SPEC §12, seed 001 "Leakage controls"): every sentence of a native-tree
+-- project (AGDT, Gorman, Pedalion, Harrington) whose text equals a sentence of a UD evaluation
+-- fold (UD Perseus or UD PROIEL, dev and test). Grain: one row per (training-side sentence,
+-- evaluation-fold sentence) pair.
+--
+-- Form sequence: the NFC-normalized FORMs of the sentence's word tokens in order (CoNLL-U
+-- multiword ranges and empty nodes, and AGDT artificial nodes, excluded). Two sentences match
+-- when their sequences are equal after dropping punctuation tokens (forms made only of Unicode
+-- punctuation/symbol characters), because UD PROIEL has no punctuation tokens at all and Gorman
+-- writes the ano teleia as ':' where AGDT and UD Perseus write '·'. `forms_identical` says
+-- whether the full sequences, punctuation included, are equal too (the seed's strict test; the
+-- UD Perseus → AGDT resolution in mart_ud_perseus_agdt_overlap uses only those pairs).
+with
+
+sentences as (select * from {{ ref('int_sentences') }}),
+
+tokens as (select * from {{ ref('int_tokens') }}),
+
+scoped_sentences as (
+    select
+        sentence_uid,
+        project,
+        path,
+        upstream_sentence_id,
+        case
+            when project in ('ud_perseus', 'ud_proiel')
+                then regexp_extract(path, '-ud-(dev|test|train)\.conllu$', 1)
+        end as fold
+    from sentences
+    where project in ('agdt', 'gorman', 'pedalion', 'harrington', 'ud_perseus', 'ud_proiel')
+),
+
+word_forms as (
+    select
+        tokens.sentence_uid,
+        tokens.token_pos,
+        nfc_normalize(coalesce(tokens.form, '')) as form,
+        regexp_full_match(coalesce(tokens.form, ''), '[\p{P}\p{S}]+') as is_punct
+    from tokens
+    inner join scoped_sentences on tokens.sentence_uid = scoped_sentences.sentence_uid
+    where
+        tokens.is_word
+        and not tokens.is_artificial
+        and (scoped_sentences.fold in ('dev', 'test') or scoped_sentences.fold is null)
+),
+
+sequences as (
+    select
+        sentence_uid,
+        list(form order by token_pos) as forms,
+        coalesce(list(form order by token_pos) filter (where not is_punct), []) as words
+    from word_forms
+    group by sentence_uid
+),
+
+fold_sentences as (
+    select
+        scoped_sentences.sentence_uid,
+        scoped_sentences.project,
+        scoped_sentences.fold,
+        scoped_sentences.upstream_sentence_id,
+        sequences.forms,
+        sequences.words
+    from scoped_sentences
+    inner join sequences on scoped_sentences.sentence_uid = sequences.sentence_uid
+    where scoped_sentences.fold in ('dev', 'test')
+),
+
+training_sentences as (
+    select
+        scoped_sentences.sentence_uid,
+        scoped_sentences.project,
+        scoped_sentences.path,
+        scoped_sentences.upstream_sentence_id,
+        sequences.forms,
+        sequences.words
+    from scoped_sentences
+    inner join sequences on scoped_sentences.sentence_uid = sequences.sentence_uid
+    where scoped_sentences.project in ('agdt', 'gorman', 'pedalion', 'harrington')
+),
+
+matched as (
+    select
+        training_sentences.project,
+        training_sentences.sentence_uid,
+        training_sentences.path,
+        training_sentences.upstream_sentence_id,
+        fold_sentences.project as fold_project,
+        fold_sentences.fold,
+        fold_sentences.sentence_uid as fold_sentence_uid,
+        fold_sentences.upstream_sentence_id as fold_sent_id,
+        len(training_sentences.words) as n_words,
+        training_sentences.forms = fold_sentences.forms as forms_identical
+    from training_sentences
+    inner join fold_sentences on training_sentences.words = fold_sentences.words
+    -- an all-punctuation sentence matches only when its forms are identical
+    where len(fold_sentences.words) > 0 or training_sentences.forms = fold_sentences.forms
+),
+
+final as (
+    select
+        project,
+        sentence_uid,
+        path,
+        upstream_sentence_id,
+        fold_project,
+        fold,
+        fold_sentence_uid,
+        fold_sent_id,
+        n_words,
+        forms_identical,
+        case when forms_identical then 'forms' else 'forms_without_punctuation' end as match_rule
+    from matched
+)
+
+select * from final
+order by project, sentence_uid, fold_project, fold, fold_sentence_uid

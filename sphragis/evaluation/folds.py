@@ -1,0 +1,206 @@
+"""Gold folds and bucket maps for the evaluation toolkit (SPEC §12, seed 001, issue 8 item 4).
+
+* **Named UD folds.** ``<project>-<split>`` for every CoNLL-U snapshot of the pin list
+  (``sphragis/sources.json``) and ``split`` in ``dev``/``test``: ``ud_perseus-dev``,
+  ``ud_perseus-test``, ``ud_proiel-dev``, ``ud_proiel-test``, ``ud_ptnk-dev``, ``ud_ptnk-test``.
+  The gold text is the UD file *as published*, read byte-for-byte from the unpacked snapshot
+  ``<SPHRAGIS_DATA>/<snapshot>/<file>`` (the file name is the snapshot's ``treebank_files``
+  pattern with ``*`` replaced by the split, e.g. ``grc_perseus-ud-test.conllu``). When a
+  warehouse connection is given, the file's sha256 is checked against ``raw_files`` so the gold
+  is the very file the warehouse ingested.
+* **Bucket maps.** ``sent_id → label`` for ``--by genre`` / ``--by author``: the fold's
+  sentences in ``int_sentences`` joined to the works registry seed (``works_registry``: project,
+  document_key, author, work, work_id, genre, decision, justification; SPEC §6) on
+  ``(project, document_key)``. The author label is the registry's ``author`` whatever its
+  ``decision`` (an excluded document still has a descriptive label); sentences of documents
+  missing from the registry are left out of the map (the scorer puts them in ``(unassigned)``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+
+from .. import config
+
+__all__ = [
+    "BUCKET_COLUMNS",
+    "SPLITS",
+    "Fold",
+    "bucket_map",
+    "fold_path",
+    "fold_text",
+    "known_folds",
+    "read_conllu",
+]
+
+#: Splits that are evaluation folds (train is not a gold fold, and is absent from the mirror).
+SPLITS: tuple[str, ...] = ("dev", "test")
+#: ``--by`` choices → works-registry column.
+BUCKET_COLUMNS: dict[str, str] = {"genre": "genre", "author": "author"}
+
+
+@dataclass(frozen=True)
+class Fold:
+    """A named UD fold: ``name`` (``<project>-<split>``), ``project`` key, ``split``,
+    ``snapshot`` (pin-list name, the folder under ``SPHRAGIS_DATA``) and ``file`` (the
+    upstream path inside the snapshot, also ``raw_files.path``)."""
+
+    name: str
+    project: str
+    split: str
+    snapshot: str
+    file: str
+
+
+def known_folds() -> dict[str, Fold]:
+    """Every named UD fold, keyed by name, in pin-list order (see the module docstring)."""
+    out: dict[str, Fold] = {}
+    for snap in config.snapshots():
+        if snap.get("format") != "conllu":
+            continue
+        for pattern in snap.get("treebank_files", []):
+            if pattern.count("*") != 1:
+                continue
+            for split in SPLITS:
+                name = f"{snap['project']}-{split}"
+                out[name] = Fold(name, snap["project"], split, snap["name"], pattern.replace("*", split))
+    return out
+
+
+def _fold(name: str) -> Fold:
+    folds = known_folds()
+    if name not in folds:
+        raise ValueError(f"unknown fold {name!r}; known folds: {', '.join(folds)} "
+                         "(or give the path of a .conllu file)")
+    return folds[name]
+
+
+def _settings(source: object) -> config.Settings:
+    return source if isinstance(source, config.Settings) else config.settings()
+
+
+def fold_path(source: config.Settings | duckdb.DuckDBPyConnection | None, name: str) -> Path:
+    """Path of the unpacked UD file of fold ``name`` (``<SPHRAGIS_DATA>/<snapshot>/<file>``).
+
+    ``source`` gives the settings (a :class:`~sphragis.config.Settings`; anything else, e.g. a
+    connection or ``None``, means ``config.settings()``).
+
+    Raises:
+        ValueError: ``name`` is not a known fold (the message lists the known ones).
+        FileNotFoundError: the file is not there (snapshots not fetched: ``sphragis fetch``).
+    """
+    fold = _fold(name)
+    path = _settings(source).data / fold.snapshot / fold.file
+    if not path.is_file():
+        raise FileNotFoundError(f"fold {name}: {path} not found; run `sphragis fetch` "
+                                "(or set SPHRAGIS_DATA)")
+    return path
+
+
+def fold_text(source: config.Settings | duckdb.DuckDBPyConnection | None, name: str) -> str:
+    """CoNLL-U text of the named gold fold, as published upstream (SPEC §12; issue 8 item 4).
+
+    Args:
+        source: :class:`~sphragis.config.Settings`, or an open warehouse connection (then the
+            file's sha256 must equal the ``raw_files`` row of the same snapshot and path), or
+            ``None`` (settings from the environment).
+        name: a fold name from :func:`known_folds`, e.g. ``"ud_perseus-test"``.
+
+    Returns:
+        The file decoded as UTF-8, unchanged.
+
+    Raises:
+        ValueError: unknown fold, or the file differs from the one the warehouse ingested.
+        FileNotFoundError: the snapshot is not unpacked under ``SPHRAGIS_DATA``.
+    """
+    path = fold_path(source, name)
+    data = path.read_bytes()
+    if isinstance(source, duckdb.DuckDBPyConnection):
+        fold = _fold(name)
+        row = source.execute("select sha256 from raw_files where snapshot = ? and path = ?",
+                             [fold.snapshot, fold.file]).fetchone()
+        if row is not None and row[0] != hashlib.sha256(data).hexdigest():
+            raise ValueError(f"fold {name}: {path} is not the file the warehouse ingested "
+                             f"(sha256 {hashlib.sha256(data).hexdigest()} vs {row[0]})")
+    return data.decode("utf-8")
+
+
+def read_conllu(source: config.Settings | duckdb.DuckDBPyConnection | None, spec: str) -> tuple[str, str]:
+    """Resolve a command-line gold/annotation argument: an existing file path, else a fold name.
+
+    Returns:
+        ``(label, text)``: the fold name or the path as given, and the CoNLL-U text.
+
+    Raises:
+        FileNotFoundError: ``spec`` looks like a path (has a ``.conllu`` suffix or a ``/``) but
+            no such file exists, or the fold's file is missing.
+        ValueError: ``spec`` is neither an existing file nor a known fold.
+    """
+    p = Path(spec).expanduser()
+    if p.is_file():
+        return spec, p.read_text(encoding="utf-8")
+    if spec in known_folds():
+        return spec, fold_text(source, spec)
+    if p.suffix == ".conllu" or "/" in spec:
+        raise FileNotFoundError(f"no such file: {spec}")
+    return spec, fold_text(source, spec)  # raises the unknown-fold ValueError
+
+
+def bucket_map(con: duckdb.DuckDBPyConnection, by: str, *, fold: str | None = None,
+               sent_ids: Iterable[str] | None = None) -> dict[str, str]:
+    """``sent_id → genre`` or ``sent_id → author`` for a gold fold (SPEC §6 registry, §12).
+
+    Give either ``fold`` (a name from :func:`known_folds`: that fold's sentences in the
+    warehouse) or ``sent_ids`` (the ``# sent_id`` values of an arbitrary gold file: they are
+    looked up in the UD project of the warehouse that holds most of them, so PROIEL's numeric
+    ids cannot be confused with another treebank's).
+
+    Args:
+        con: warehouse connection with ``int_sentences`` and the ``works_registry`` seed.
+        by: ``"genre"`` or ``"author"``.
+
+    Returns:
+        ``{sent_id: label}`` for the sentences whose document is in the registry.
+
+    Raises:
+        ValueError: unknown ``by``; neither or both of ``fold``/``sent_ids``; unknown fold; none
+            of ``sent_ids`` is in the warehouse; a sent_id maps to two labels.
+    """
+    if by not in BUCKET_COLUMNS:
+        raise ValueError(f"unknown bucket {by!r}; choose one of {', '.join(BUCKET_COLUMNS)}")
+    if (fold is None) == (sent_ids is None):
+        raise ValueError("bucket_map needs exactly one of fold= or sent_ids=")
+    column = BUCKET_COLUMNS[by]
+    if fold is not None:
+        f = _fold(fold)
+        where, params = "s.project = ? and s.path = ?", [f.project, f.file]
+    else:
+        ids = sorted(set(sent_ids))
+        ud_projects = sorted({f.project for f in known_folds().values()})
+        ranked = con.execute(
+            "select project, count(distinct upstream_sentence_id) as n from int_sentences "
+            "where project in (select unnest(?)) and upstream_sentence_id in (select unnest(?)) "
+            "group by project order by n desc, project", [ud_projects, ids]).fetchall()
+        if not ranked:
+            raise ValueError("none of the gold file's sent_ids is in the warehouse; "
+                             "--by needs a named fold or a file of UD sentences the warehouse holds")
+        if len(ranked) > 1 and ranked[0][1] == ranked[1][1]:
+            raise ValueError(f"the gold file's sent_ids occur equally often in {ranked[0][0]} and "
+                             f"{ranked[1][0]}; use a named fold for --by")
+        where, params = "s.project = ? and s.upstream_sentence_id in (select unnest(?))", [ranked[0][0], ids]
+    rows = con.execute(
+        f"select s.upstream_sentence_id, min(r.{column}), count(distinct r.{column}) "
+        "from int_sentences as s inner join works_registry as r "
+        "on r.project = s.project and r.document_key = s.document_key "
+        f"where {where} and s.upstream_sentence_id is not null and r.{column} is not null "
+        "group by s.upstream_sentence_id order by s.upstream_sentence_id", params).fetchall()
+    clashes = [r[0] for r in rows if r[2] > 1]
+    if clashes:
+        raise ValueError(f"sent_id {clashes[0]!r} maps to more than one {by} "
+                         f"({len(clashes)} such sent_ids)")
+    return {sid: label for sid, label, _ in rows}

@@ -1,0 +1,47 @@
+{#- Split and chunk helpers (SPEC §8, seed 000 "Splits", "Configurations"). -#}
+
+{%- macro stable_hash(key, salt='') -%}
+{#- The stable shuffle key of SPEC §8: lowercase hex sha256 of the UTF-8 string
+    seed || salt || key, with seed = var('split_seed') (776). Ordering by this VARCHAR ascending is
+    ordering by the digest bytes, so it is independent of DuckDB and of any library's RNG.
+    Split hash: stable_hash('row_id') = sha256('776' || row_id);
+    bottleneck hash: stable_hash('row_id', 'bottleneck:') = sha256('776bottleneck:' || row_id). -#}
+sha256('{{ var("split_seed") }}' || '{{ salt }}' || {{ key }})
+{%- endmacro %}
+
+{%- macro split_block() -%}
+{#- Rows per author and split are cut to a multiple of this and must reach it in every split:
+    the largest chunk size, 50 (seed 000 "Configurations"); var('min_author_rows'). -#}
+{{ var('min_author_rows') }}
+{%- endmacro %}
+
+{%- macro citation_key(passage) -%}
+{#- A passage citation as an INTEGER[] for textual ordering: the part before the first '-' (start
+    of a range), every run of digits one element, and a single letter directly after digits one
+    more element (a=1, b=2, …, case-insensitive), so '1.10.1' → [1, 10, 1], '15.669-15.670' →
+    [15, 669], '9:19' → [9, 19], '27,12' → [27, 12], 'LUKE_5.14' → [5, 14], '17a' → [17, 1] (after
+    [17]). NULL when the passage is NULL or has no digit (ordered after cited rows). -#}
+case
+    when regexp_matches(coalesce({{ passage }}, ''), '[0-9]')
+        then flatten(
+            list_transform(
+                regexp_extract_all(split_part({{ passage }}, '-', 1), '[0-9]+[A-Za-z]?'),
+                lambda p: case
+                    when regexp_matches(p, '[A-Za-z]$')
+                        then [try_cast(p[:-2] as bigint), ascii(lower(p[-1:])) - 96]
+                    else [try_cast(p as bigint)]
+                end
+            )
+        )
+end
+{%- endmacro %}
+
+{%- macro author_slug(author) -%}
+{#- 'Homeric-Iliad' → 'homeric-iliad', 'Diodorus Siculus' → 'diodorus-siculus' (chunk ids). -#}
+trim(regexp_replace(lower(strip_accents({{ author }})), '[^a-z0-9]+', '-', 'g'), '-')
+{%- endmacro %}
+
+{%- macro config_name(track, size) -%}
+{#- Configuration name of a track and chunk size: sentence_<k> or source_held_out_<k>. -#}
+case {{ track }} when 'main' then 'sentence_' else 'source_held_out_' end || {{ size }}
+{%- endmacro %}

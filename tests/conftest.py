@@ -1,0 +1,68 @@
+"""Shared fixtures.
+
+``real_settings`` / ``real_warehouse`` / ``real_export`` build from the pinned mirror
+``../shared/sources`` once per test session (into a temporary directory) and skip, with the
+reason, when the mirror is absent.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from sphragis import config
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_SOURCES = REPO.parent / "shared" / "sources"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def _require_sources() -> None:
+    if not (SHARED_SOURCES / "MANIFEST.json").is_file():
+        pytest.skip(f"../shared/sources absent ({SHARED_SOURCES}): integration tests need the pinned mirror")
+
+
+@pytest.fixture(scope="session")
+def real_settings(tmp_path_factory) -> config.Settings:
+    """Settings for a build from the real mirror, with the snapshots already fetched.
+
+    ``SPHRAGIS_TEST_DATA`` may name an existing unpacked data directory to reuse (development aid).
+    """
+    _require_sources()
+    from sphragis import fetch
+
+    base = tmp_path_factory.mktemp("real")
+    data = Path(os.environ["SPHRAGIS_TEST_DATA"]) if os.environ.get("SPHRAGIS_TEST_DATA") else base / "sources"
+    settings = config.Settings(mirror=SHARED_SOURCES, data=data, warehouse=base / "warehouse.duckdb",
+                               out=base / "sphragis")
+    if not os.environ.get("SPHRAGIS_TEST_DATA"):
+        fetch.fetch_all(settings, progress=False)
+    return settings
+
+
+@pytest.fixture(scope="session")
+def real_build(real_settings):
+    """Build the full warehouse from the real sources once; returns the BuildSummary."""
+    from sphragis import build
+
+    return build.build(real_settings)
+
+
+@pytest.fixture(scope="session")
+def real_warehouse(real_settings, real_build):
+    """A read-only connection to the warehouse built from the real sources."""
+    con = duckdb.connect(str(real_settings.warehouse), read_only=True)
+    yield con
+    con.close()
+
+
+@pytest.fixture(scope="session")
+def real_export(real_settings, real_build) -> Path:
+    """Export the real warehouse once; returns the export directory."""
+    from sphragis.export import writer
+
+    writer.export(real_settings)
+    return real_settings.out
