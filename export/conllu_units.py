@@ -58,9 +58,10 @@ def render_conllu(unit: Unit) -> str:
 
 
 def _lower(s: str) -> str:
-    from grc_utils import lower_grc
+    # the same Greek-aware lowercasing the models apply (grc_utils.lower_grc, completed)
+    from sphragis.udfs import lower_grc
 
-    return lower_grc(s)
+    return unicodedata.normalize("NFC", lower_grc(s))
 
 
 def check_invariants(unit: Unit, text: str) -> str | None:
@@ -87,14 +88,16 @@ def check_invariants(unit: Unit, text: str) -> str | None:
                     return f"token {tid}: FEATS {feats!r} is not in canonical order"
             for col in ("form", "lemma"):
                 v = t[col]
+                if v is None and col == "lemma":
+                    continue  # no lemma upstream: published as '_'
                 if not isinstance(v, str) or not v:
                     return f"token {tid}: empty {col}"
                 if unicodedata.normalize("NFC", v) != v:
                     return f"token {tid}: {col} {v!r} is not NFC"
                 if _lower(v) != v:
                     return f"token {tid}: {col} {v!r} is not lowercase"
-                if any(ch.isspace() for ch in v):
-                    return f"token {tid}: {col} {v!r} contains whitespace"
+                if v != v.strip() or "  " in v or any(ch.isspace() and ch != " " for ch in v):
+                    return f"token {tid}: {col} {v!r} has surrounding, repeated or non-space whitespace"
             if all(unicodedata.category(ch).startswith("P") for ch in t["form"]):
                 return f"token {tid}: punctuation token {t['form']!r} was not removed"
             forms.append(t["form"])

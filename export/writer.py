@@ -102,10 +102,10 @@ def validate_published_units(con: duckdb.DuckDBPyConnection) -> int:
 def write_config(con: duckdb.DuckDBPyConnection, config_name: str, split: str, path: Path) -> int:
     """Write one configuration split as Parquet; returns the row count."""
     cols = columns_of(config_name)
-    table = con.execute(
-        f"select {', '.join(cols)} from mart_benchmark_rows where config = ? and split = ? order by row_order",
-        [config_name, split],
-    ).fetch_arrow_table()
+    table = con.sql(
+        f"select {', '.join(cols)} from mart_benchmark_rows where config = $cfg and split = $split order by row_order",
+        params={"cfg": config_name, "split": split},
+    ).to_arrow_table()
     path.parent.mkdir(parents=True, exist_ok=True)
     pq.write_table(table, path, **PARQUET_OPTIONS)
     return table.num_rows

@@ -9,19 +9,21 @@ parsed in a process pool (one task per file), and written to ``raw_files``, ``ra
 from __future__ import annotations
 
 import fnmatch
+import gc
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
+import numpy as np
 import pyarrow as pa
-import pyarrow.compute  # noqa: F401  (pa.compute)
+import pyarrow.compute as pc
 
 from sphragis.config import SQL_DIR
 
-from .parsers import ParsedFile, parse_agdt_xml, parse_conllu
+from .parsers import ParsedFile, XmlWords, parse_agdt_xml, parse_conllu
 
 PARSERS: dict[str, Callable[[Path], ParsedFile]] = {"agdt_xml": parse_agdt_xml, "conllu": parse_conllu}
 
@@ -78,6 +80,10 @@ def discover(snapshot_roots: dict[str, Path], snapshots: Iterable[dict]) -> list
 
 def _map_array(dicts: list[dict | None]) -> pa.Array:
     """MAP(VARCHAR, VARCHAR) array from a list of dicts (None → NULL), built from flat buffers."""
+    if not dicts:
+        return pa.array([], _MAP)
+    if all(d is None for d in dicts):
+        return pa.nulls(len(dicts), _MAP)
     offsets, keys, values, valid = [0], [], [], []
     for d in dicts:
         if d is None:
@@ -91,6 +97,34 @@ def _map_array(dicts: list[dict | None]) -> pa.Array:
     mask = None if all(valid) else pa.array([not v for v in valid])
     return pa.MapArray.from_arrays(pa.array(offsets, pa.int32()), pa.array(keys, pa.string()),
                                    pa.array(values, pa.string()), mask=mask)
+
+
+def _xml_token_arrays(words: XmlWords) -> dict[str, pa.Array]:
+    """Token columns of an XML file as Arrow, straight from the attribute items.
+
+    ``attrs`` is converted in one call; each attribute column (``form`` ← ``@form``, ``xpos`` ←
+    ``@postag``...) is then gathered from the map's flat keys/values with vectorized kernels
+    (a word without the attribute gets NULL), instead of a Python lookup per word.
+    """
+    n = len(words.items)
+    attrs = pa.array(words.items, _MAP)
+    cols: dict[str, pa.Array] = {
+        "sentence_pos": pa.array(words.sentence_pos, pa.int32()),
+        "token_pos": pa.array(words.token_pos, pa.int32()),
+        "line": pa.array(words.line, pa.int32()),
+    }
+    keys, values = attrs.keys, attrs.items
+    offsets = attrs.offsets.to_numpy()
+    owner = np.repeat(np.arange(n, dtype=np.int64), np.diff(offsets))  # entry → word index
+    for col, attr in XmlWords.ATTRIBUTE_COLUMNS:
+        hits = np.flatnonzero(pc.equal(keys, attr).to_numpy(zero_copy_only=False))
+        take = np.full(n, -1, dtype=np.int64)
+        take[owner[hits]] = hits
+        cols[col] = values.take(pa.array(take, mask=take < 0))
+    for col in ("upos", "feats", "deps", "misc"):
+        cols[col] = pa.nulls(n, pa.string())
+    cols["attrs"] = attrs
+    return cols
 
 
 @dataclass
@@ -113,21 +147,41 @@ def to_arrow(pf: ParsedFile) -> ArrowFile:
     s["attrs"] = _map_array(s["attrs"])
     sent_schema = pa.schema([f for f in _SENTENCE_SCHEMA if f.name not in ("sentence_uid", "file_id")])
     sentences = pa.Table.from_pydict({f.name: s[f.name] for f in sent_schema}, schema=sent_schema)
-    t = dict(pf.tokens)
-    t["attrs"] = _map_array(t["attrs"])
     tok_schema = pa.schema([pa.field("sentence_pos", pa.int32())] + [f for f in _TOKEN_SCHEMA if f.name != "sentence_uid"])
+    if pf.xml_words is not None and not pf.tokens_materialized:
+        t = _xml_token_arrays(pf.xml_words)
+    else:
+        t = dict(pf.tokens)
+        t["attrs"] = _map_array(t["attrs"])
     tokens = pa.Table.from_pydict({f.name: t[f.name] for f in tok_schema}, schema=tok_schema)
     return ArrowFile(pf.sha256, pf.bytes, pf.n_sentences_expected, pf.root_attrs, pf.preamble,
                      sentences, tokens, pf.rejects)
 
 
 def _parse(task: tuple[str, str]) -> ArrowFile:
+    """Pool task: parse one file and convert it to Arrow.
+
+    The cyclic garbage collector is paused meanwhile: a parse allocates millions of small
+    acyclic containers (attribute tuples and lists), and the collector's repeated scans of them
+    cost about a quarter of the parse time (profiled, SPEC §13); it is re-enabled afterwards.
+    """
     fmt, abspath = task
-    return to_arrow(PARSERS[fmt](Path(abspath)))
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return to_arrow(PARSERS[fmt](Path(abspath)))
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
-def parse_all(files: list[SourceFile], *, workers: int | None = None, progress=None) -> list[ArrowFile]:
-    """Parse ``files`` in a process pool; results keep the order of ``files``.
+def iter_parsed(files: list[SourceFile], *, workers: int | None = None, progress=None) -> Iterator[ArrowFile]:
+    """Parse ``files`` in a process pool, yielding each result in the order of ``files``.
+
+    Results stream out as soon as the file and all files before it are parsed, so a consumer
+    (:func:`load`) inserts into DuckDB while the pool is still parsing (SPEC §13). Files are
+    submitted in order; no single file is more than ~2% of the corpus, so the workers stay busy
+    to the end.
 
     Args:
         files: from :func:`discover`.
@@ -136,26 +190,43 @@ def parse_all(files: list[SourceFile], *, workers: int | None = None, progress=N
     """
     tasks = [(f.snapshot["format"], str(f.abspath)) for f in files]
     workers = workers or os.cpu_count() or 1
-    if workers == 1:
-        out = []
+    if workers == 1 or len(tasks) <= 1:
         for t in tasks:
-            out.append(_parse(t))
+            yield _parse(t)
             if progress:
                 progress()
-        return out
-    # Largest files first keeps both workers busy to the end; results are re-ordered after.
-    order = sorted(range(len(tasks)), key=lambda i: -files[i].abspath.stat().st_size)
-    results: list[ArrowFile | None] = [None] * len(tasks)
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        for i, pf in zip(order, pool.map(_parse, [tasks[i] for i in order], chunksize=1)):
-            results[i] = pf
+        return
+    with ProcessPoolExecutor(max_workers=min(workers, len(tasks))) as pool:
+        for pf in pool.map(_parse, tasks, chunksize=1):
+            yield pf
             if progress:
                 progress()
-    return results  # type: ignore[return-value]
 
 
-def load(con: duckdb.DuckDBPyConnection, files: list[SourceFile], parsed: list[ArrowFile]) -> dict:
+def parse_all(files: list[SourceFile], *, workers: int | None = None, progress=None) -> list[ArrowFile]:
+    """Parse ``files`` in a process pool; results keep the order of ``files`` (see :func:`iter_parsed`).
+
+    Args:
+        files: from :func:`discover`.
+        workers: pool size (default: ``os.cpu_count()``); 1 parses in-process.
+        progress: optional callable invoked once per finished file (for progress bars).
+    """
+    return list(iter_parsed(files, workers=workers, progress=progress))
+
+
+#: Parsed rows are inserted into DuckDB in batches of at least this many tokens (about two
+#: DuckDB row groups), so the loader does few large appends while the pool keeps parsing.
+INSERT_BATCH_TOKENS = 250_000
+
+
+def load(con: duckdb.DuckDBPyConnection, files: list[SourceFile], parsed: Iterable[ArrowFile]) -> dict:
     """Create the raw tables (``sql/ddl/raw.sql``) and insert the parsed files.
+
+    Args:
+        con: the warehouse being built.
+        files: from :func:`discover`.
+        parsed: one :class:`ArrowFile` per entry of ``files``, in the same order: a list, or
+            the stream of :func:`iter_parsed` (rows are then inserted while later files parse).
 
     Returns:
         A summary dict: per project ``files``, ``sentences``, ``tokens``, ``rejects``.
@@ -165,9 +236,28 @@ def load(con: duckdb.DuckDBPyConnection, files: list[SourceFile], parsed: list[A
         "file_id", "snapshot", "project", "treebank_source", "commit", "upstream", "license", "path", "format",
         "sha256", "bytes", "n_sentences_expected", "n_sentences_ingested", "n_tokens_ingested", "root_attrs", "preamble")}
     sent_tables, tok_tables = [], []
+    pending_tokens = 0
     rej = {k: [] for k in ("file_id", "path", "line", "sentence_pos", "upstream_sentence_id", "reason")}
+
+    def insert(name: str, tbl: pa.Table) -> None:
+        con.register("_arrow_in", tbl)
+        con.execute(f"insert into {name} by name select * from _arrow_in")
+        con.unregister("_arrow_in")
+
+    def flush() -> None:
+        nonlocal pending_tokens
+        if sent_tables:
+            insert("raw_sentences", pa.concat_tables(sent_tables))
+        if tok_tables:
+            insert("raw_tokens", pa.concat_tables(tok_tables))
+        sent_tables.clear()
+        tok_tables.clear()
+        pending_tokens = 0
+
     next_uid = 1
+    n_parsed = 0
     for file_id, (sf, pf) in enumerate(zip(files, parsed), start=1):
+        n_parsed += 1
         snap = sf.snapshot
         for k, v in (("file_id", file_id), ("snapshot", snap["name"]), ("project", snap["project"]),
                      ("treebank_source", snap["treebank_source"]), ("commit", snap["commit"]),
@@ -187,13 +277,19 @@ def load(con: duckdb.DuckDBPyConnection, files: list[SourceFile], parsed: list[A
                            .select(_SENTENCE_SCHEMA.names))
         # sentence_pos values are 1..n in order, so uid = first_uid - 1 + sentence_pos.
         pos = pf.tokens.column("sentence_pos")
-        uid = pa.compute.add(pa.compute.cast(pos, pa.int64()), first_uid - 1)
+        uid = pc.add(pc.cast(pos, pa.int64()), first_uid - 1)
         tok_tables.append(pf.tokens.append_column("sentence_uid", uid).select(_TOKEN_SCHEMA.names))
+        pending_tokens += pf.tokens.num_rows
         n_rej = len(pf.rejects["reason"])
         rej["file_id"].extend([file_id] * n_rej)
         rej["path"].extend([sf.path] * n_rej)
         for k in ("line", "sentence_pos", "upstream_sentence_id", "reason"):
             rej[k].extend(pf.rejects[k])
+        if pending_tokens >= INSERT_BATCH_TOKENS:
+            flush()
+    if n_parsed != len(files):
+        raise ValueError(f"load: {len(files)} files but {n_parsed} parse results")
+    flush()
     file_rows["root_attrs"] = _map_array(file_rows["root_attrs"])
     files_tbl = pa.Table.from_pydict(file_rows, schema=pa.schema([
         ("file_id", pa.int32()), ("snapshot", pa.string()), ("project", pa.string()), ("treebank_source", pa.string()),
@@ -201,16 +297,11 @@ def load(con: duckdb.DuckDBPyConnection, files: list[SourceFile], parsed: list[A
         ("format", pa.string()), ("sha256", pa.string()), ("bytes", pa.int64()), ("n_sentences_expected", pa.int32()),
         ("n_sentences_ingested", pa.int32()), ("n_tokens_ingested", pa.int32()), ("root_attrs", _MAP),
         ("preamble", pa.list_(pa.string()))]))
-    sentences_tbl = pa.concat_tables(sent_tables) if sent_tables else _SENTENCE_SCHEMA.empty_table()
-    tokens_tbl = pa.concat_tables(tok_tables) if tok_tables else _TOKEN_SCHEMA.empty_table()
     rejects_tbl = pa.Table.from_pydict(rej, schema=pa.schema([
         ("file_id", pa.int32()), ("path", pa.string()), ("line", pa.int32()), ("sentence_pos", pa.int32()),
         ("upstream_sentence_id", pa.string()), ("reason", pa.string())]))
-    for name, tbl in (("raw_files", files_tbl), ("raw_sentences", sentences_tbl),
-                      ("raw_tokens", tokens_tbl), ("ingest_rejects", rejects_tbl)):
-        con.register("_arrow_in", tbl)
-        con.execute(f"insert into {name} by name select * from _arrow_in")
-        con.unregister("_arrow_in")
+    insert("raw_files", files_tbl)
+    insert("ingest_rejects", rejects_tbl)
     rows = con.execute("""
         select f.project, count(distinct f.file_id), sum(f.n_sentences_ingested), sum(f.n_tokens_ingested),
                (select count(*) from ingest_rejects r join raw_files g using (file_id) where g.project = f.project)

@@ -36,6 +36,7 @@ class BuildSummary:
 
     ingest: dict = field(default_factory=dict)      # project -> files/sentences/tokens/rejects
     models: dict = field(default_factory=dict)      # model -> rows
+    model_seconds: dict = field(default_factory=dict)  # model -> seconds
     timings: dict = field(default_factory=dict)     # step -> seconds
 
 
@@ -88,13 +89,21 @@ def ingest_into(con: duckdb.DuckDBPyConnection, settings: config.Settings, out: 
 
     t0 = time.perf_counter()
     files = ingest_load.discover(snapshot_roots(settings), config.snapshots())
+    parsed_at: list[float] = []
+
+    def stream(it):
+        yield from it
+        parsed_at.append(time.perf_counter())
+
     with _progress(out) as prog:
-        task = prog.add_task("parse treebank files", total=len(files))
-        parsed = ingest_load.parse_all(files, workers=workers, progress=lambda: prog.advance(task))
-    summary.timings["parse"] = time.perf_counter() - t0
+        task = prog.add_task("parse and load treebank files", total=len(files))
+        parsed = ingest_load.iter_parsed(files, workers=workers, progress=lambda: prog.advance(task))
+        # The loader inserts each batch while the pool parses the next files.
+        summary.ingest = ingest_load.load(con, files, stream(parsed))
     t1 = time.perf_counter()
-    summary.ingest = ingest_load.load(con, files, parsed)
-    summary.timings["load"] = time.perf_counter() - t1
+    # parse: until the last file was parsed (loading overlaps it); load: the rest of the loading.
+    summary.timings["parse"] = (parsed_at[0] if parsed_at else t1) - t0
+    summary.timings["load"] = t1 - (parsed_at[0] if parsed_at else t1)
 
 
 def run_models(con: duckdb.DuckDBPyConnection, out: Console, summary: BuildSummary,
@@ -108,6 +117,7 @@ def run_models(con: duckdb.DuckDBPyConnection, out: Console, summary: BuildSumma
 
         def on_model(name, secs, rows):
             summary.models[name] = rows
+            summary.model_seconds[name] = secs
             prog.update(task, advance=1, description=f"build models ({name})")
 
         runner.run(con, project, on_model=on_model, select=select)
@@ -148,6 +158,7 @@ def build(settings: config.Settings | None = None, *, reingest: bool = True, wor
                     raise FileNotFoundError(f"no warehouse at {target} to rebuild from; run a full build first")
                 shutil.copyfile(target, tmp)
             con = duckdb.connect(str(tmp))
+            con.execute("set enable_progress_bar = false")  # our own progress bars report models
             try:
                 if reingest:
                     ingest_into(con, settings, out, summary, workers=workers)

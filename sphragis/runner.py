@@ -208,7 +208,7 @@ def load_seeds(con: duckdb.DuckDBPyConnection, project: Project) -> dict[str, in
             "delim=',', quote='\"', escape='\"', auto_detect=false, columns=?)",
             [str(path), _csv_columns(path)],
         )
-        counts[name] = con.execute(f"select count(*) from {name}").fetchone()[0]
+        counts[name] = con.execute(f"select count(*) from {name}").fetchall()[0][0]
     return counts
 
 
@@ -261,7 +261,7 @@ def run(
             con.execute(f"create {kind} {name} as\n{sql}")
         except duckdb.Error as exc:
             raise ModelError(f"model {name} ({m.path}) failed: {exc}") from exc
-        counts[name] = con.execute(f"select count(*) from {name}").fetchone()[0]
+        counts[name] = con.execute(f"select count(*) from {name}").fetchall()[0][0]
         if on_model:
             on_model(name, time.perf_counter() - t0, counts[name])
     if test:

@@ -10,6 +10,8 @@
 -- 3. Lemma: NFC, trailing homograph digits stripped, lowercased with lower_grc (sphragis.udfs).
 -- Every rule works on the distinct source values (tags, UPOS+FEATS pairs, lemmas) and is joined
 -- back to the tokens.
+{#- a form made only of punctuation, symbols and detached elision marks (U+0313, U+02BC) -#}
+{%- set punct_form = "'[\\p{P}\\p{S}\\x{313}\\x{2BC}]+'" %}
 with recursive
 
 tokens as (
@@ -71,6 +73,8 @@ valid_codes as (
         '-' as code
 ),
 
+tag_slots as (select unnest(range(1, 10)) as position),
+
 -- tag-bearing tokens: the AGDT-lineage postag or the UD Perseus XPOS ----------------------------
 source_tags as (
     select distinct postag
@@ -101,20 +105,16 @@ resized (postag, candidate) as (
     where not is_missing and length(cleaned) <> 9
     union
     select
-        postag,
+        r.postag,
         case
-            when length(candidate) < 9 then substr(candidate, 1, i) || '-' || substr(candidate, i + 1)
-            else substr(candidate, 1, i - 1) || substr(candidate, i + 1)
-        end as candidate
-    from (
-        select
-            postag,
-            candidate,
-            unnest(range(1, length(candidate) + 1)) as i
-        from resized
-        where length(candidate) <> 9
-    )
-    where length(candidate) < 9 or (i >= 2 and substr(candidate, i, 1) = '-')
+            when length(r.candidate) < 9 then substr(r.candidate, 1, s.i) || '-' || substr(r.candidate, s.i + 1)
+            else substr(r.candidate, 1, s.i - 1) || substr(r.candidate, s.i + 1)
+        end as next_candidate
+    from resized as r
+    cross join unnest(range(1, length(r.candidate) + 1)) as s (i)
+    where
+        length(r.candidate) < 9
+        or (length(r.candidate) > 9 and s.i >= 2 and substr(r.candidate, s.i, 1) = '-')
 ),
 
 candidates as (
@@ -136,9 +136,11 @@ well_formed as (
         c.postag,
         c.candidate
     from candidates as c
-    cross join (select unnest(range(1, 10)) as position) as p
+    cross join tag_slots as p
     inner join valid_codes as v
-        on p.position = v.position and substr(c.candidate, p.position, 1) = v.code
+        on
+            p.position = v.position
+            and substr(c.candidate, p.position, 1) = v.code
     group by c.postag, c.candidate
     having count(*) = 9
 ),
@@ -200,12 +202,21 @@ ud_pos_code as (
         m.code
     from ud_analyses as a
     inner join ud_upos_to_tag as m
-        on a.upos = m.upos
-        and (m.condition is null or contains('|' || coalesce(a.feats, '') || '|', '|' || m.condition || '|'))
+        on
+            a.upos = m.upos
+            and (m.condition is null or contains('|' || coalesce(a.feats, '') || '|', '|' || m.condition || '|'))
     qualify row_number() over (partition by a.upos, a.feats order by m.condition is null, m.condition) = 1
 ),
 
 ud_position_codes as (
+    -- position 1 from the UPOS, 4 from the Tense/Aspect pair, the others from single features
+    select
+        upos,
+        feats,
+        1 as position,
+        code
+    from ud_pos_code
+    union all
     select
         v.upos,
         v.feats,
@@ -221,30 +232,38 @@ ud_position_codes as (
         m.code
     from ud_analyses as a
     inner join ud_tense_aspect_to_tag as m
-        on regexp_extract(a.feats, '(?:^|\|)Tense=([^|]*)', 1) is not distinct from coalesce(m.tense, '')
-        and regexp_extract(a.feats, '(?:^|\|)Aspect=([^|]*)', 1) is not distinct from coalesce(m.aspect, '')
+        on
+            regexp_extract(a.feats, '(?:^|\|)Tense=([^|]*)', 1) = coalesce(m.tense, '')
+            and regexp_extract(a.feats, '(?:^|\|)Aspect=([^|]*)', 1) = coalesce(m.aspect, '')
 ),
 
-ud_tags as (
+ud_slot_codes as (
     -- a position with no code, or with conflicting codes, stays '-'
     select
         a.upos,
         a.feats,
-        case
-            when p.code is not null
-                then p.code
-                {%- for k in range(2, 10) %}
-                || case
-                    when count(distinct c.code) filter (where c.position = {{ k }}) = 1
-                        then any_value(c.code) filter (where c.position = {{ k }})
-                    else '-'
-                end
-                {%- endfor %}
-        end as tag
+        s.position,
+        case when count(distinct c.code) = 1 then any_value(c.code) else '-' end as code
     from ud_analyses as a
-    left join ud_pos_code as p on a.upos = p.upos and a.feats is not distinct from p.feats
-    left join ud_position_codes as c on a.upos = c.upos and a.feats is not distinct from c.feats
-    group by a.upos, a.feats, p.code
+    cross join tag_slots as s
+    left join ud_position_codes as c
+        on
+            a.upos = c.upos
+            and a.feats is not distinct from c.feats
+            and s.position = c.position
+    group by a.upos, a.feats, s.position
+),
+
+ud_tags as (
+    -- no tag when the UPOS has no row in ud_upos_to_tag
+    select
+        upos,
+        feats,
+        case
+            when any_value(code) filter (where position = 1) <> '-' then string_agg(code, '' order by position)
+        end as tag
+    from ud_slot_codes
+    group by upos, feats
 ),
 
 -- one tag per token ------------------------------------------------------------------------------
@@ -253,7 +272,8 @@ token_tags as (
         t.*,
         case
             when t.project in ('ud_proiel', 'ud_ptnk') then u.tag
-            when n.tag_rule = 'missing' and regexp_full_match(t.form, '[\p{P}\p{S}]+') then 'u--------'
+            when coalesce(n.tag_rule, 'missing') = 'missing' and regexp_full_match(t.form, {{ punct_form }})
+                then 'u--------'
             else n.tag
         end as tag,
         case
@@ -261,7 +281,7 @@ token_tags as (
             when t.project in ('ud_proiel', 'ud_ptnk') and u.tag is null then 'unnormalizable'
             when t.project in ('ud_proiel', 'ud_ptnk') then 'derived_from_ud'
             when
-                coalesce(n.tag_rule, 'missing') = 'missing' and regexp_full_match(t.form, '[\p{P}\p{S}]+')
+                coalesce(n.tag_rule, 'missing') = 'missing' and regexp_full_match(t.form, {{ punct_form }})
                 then 'punct_from_form'
             else coalesce(n.tag_rule, 'missing')
         end as tag_rule,
@@ -270,7 +290,10 @@ token_tags as (
                 then regexp_extract(t.feats, '(?:^|\|)Gender=([^|]*)', 1)
         end as source_gender
     from tokens as t
-    left join native_tags as n on t.postag = n.postag and t.project not in ('ud_proiel', 'ud_ptnk')
+    left join native_tags as n
+        on
+            t.postag = n.postag
+            and t.project not in ('ud_proiel', 'ud_ptnk')
     left join ud_tags as u on t.upos = u.upos and t.feats is not distinct from u.feats
 ),
 
@@ -295,8 +318,11 @@ tag_feature_values as (
         m.feature,
         m.value
     from tag_genders as g
-    cross join (select unnest(range(2, 10)) as position) as p
-    inner join tag_positions as m on p.position = m.position and substr(g.tag, p.position, 1) = m.code
+    inner join tag_slots as p on p.position >= 2
+    inner join tag_positions as m
+        on
+            p.position = m.position
+            and substr(g.tag, p.position, 1) = m.code
     where m.feature is not null and not (m.feature = 'Gender' and g.gender_from_source)
     union all
     select
@@ -308,28 +334,41 @@ tag_feature_values as (
     where gender_from_source
 ),
 
+published_feature_values as (
+    select v.*
+    from tag_feature_values as v
+    inner join published_types as t on v.feature = t.feature
+),
+
 tag_feats as (
     select
         g.tag,
         g.source_gender,
         string_agg(v.feature || '=' || v.value, '|' order by v.feature) as feats
     from tag_genders as g
-    left join tag_feature_values as v
-        on g.tag = v.tag and g.source_gender is not distinct from v.source_gender
-    left join published_types as t on v.feature = t.feature
-    where v.feature is null or t.feature is not null
+    left join published_feature_values as v
+        on
+            g.tag = v.tag
+            and g.source_gender is not distinct from v.source_gender
     group by g.tag, g.source_gender
 ),
 
 -- lemmas ---------------------------------------------------------------------------------------
-lemmas as (
-    select
-        lemma as source_lemma,
-        nullif(lower_grc(regexp_replace(nfc_normalize(trim(lemma)), '(\D)\d+$', '\1')), '') as lemma
-    from (select distinct lemma from tokens where lemma is not null and trim(lemma) not in ('', '_'))
+source_lemmas as (
+    select distinct lemma
+    from tokens
+    where lemma is not null and trim(lemma) not in ('', '_')
 ),
 
-final as (
+lemmas as (
+    -- NFC, then homograph digits after a non-digit stripped (μῆνις1 → μῆνις; '25' stays), then lowercased
+    select
+        lemma as source_lemma,
+        nullif(nfc_normalize(lower_grc(regexp_replace(nfc_normalize(trim(lemma)), '(\D)\d+$', '\1'))), '') as lemma
+    from source_lemmas
+),
+
+analysed as (
     select
         t.sentence_uid,
         t.token_pos,
@@ -338,8 +377,12 @@ final as (
         t.postag,
         t.tag,
         t.tag_rule,
-        coalesce(u.upos, 'X') as upos,
-        substr(t.tag, 1, 1) = 'u' or t.upos = 'PUNCT' as is_punct,
+        coalesce(u.upos, 'X') as tag_upos,
+        -- punctuation (SPEC §5): the tag says so, the UD UPOS says so, or the form has no letter or
+        -- digit at all (editorial signs such as '...', '∠' or a comma mis-tagged as a word)
+        coalesce(substr(t.tag, 1, 1) = 'u', false)
+        or coalesce(t.upos = 'PUNCT', false)
+        or (t.form is not null and trim(t.form) <> '' and not regexp_matches(t.form, '[\p{L}\p{N}]')) as is_punct,
         f.feats,
         case when t.project like 'ud\_%' escape '\' then t.feats else f.feats end as feats_full,
         t.feats as feats_source,
@@ -348,8 +391,17 @@ final as (
     from token_tags as t
     left join upos_from_tag as u on substr(t.tag, 1, 1) = u.code
     left join tag_feats as f
-        on t.tag = f.tag and nullif(t.source_gender, '') is not distinct from f.source_gender
+        on
+            t.tag = f.tag
+            and nullif(t.source_gender, '') is not distinct from f.source_gender
     left join lemmas as l on t.lemma = l.source_lemma
+),
+
+final as (
+    select
+        * exclude (tag_upos),
+        case when is_punct then 'PUNCT' else tag_upos end as upos
+    from analysed
 )
 
 select * from final

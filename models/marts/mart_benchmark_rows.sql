@@ -11,7 +11,9 @@
 -- genre is the constituents' genre (the majority, ties → 'prose', if an author mixes genres).
 -- _1 rows: id = row_id, chunk columns NULL. held_out_source only on source_held_out_*.
 -- row_order: 1-based within (config, split), by author then chunk_seq (_1: by author, work,
--- work_id, textual order — the order the chunks are cut in).
+-- work_id, textual order — the order the chunks are cut in). The order keys are computed on the
+-- narrow tables and the nested payload is aggregated only for chunk rows (_1 rows are built
+-- directly), which keeps the model fast.
 with
 
 split_rows as (select * from {{ ref('mart_split_rows') }}),
@@ -21,16 +23,16 @@ eligible as (select * from {{ ref('int_eligible_sentences') }}),
 units as (
     select
         row_id,
+        genre,
+        licenses,
         text,
-        [tokens] as conllu_unit,
+        [tokens] as conllu,
         cts_urn,
         passage,
         treebank_source,
         dedup_key,
         native_syntax,
         source_records,
-        licenses,
-        genre,
         -- the chosen parse's record is source_records[1] (int_eligible_sentences test)
         struct_pack(
             id := row_id,
@@ -43,120 +45,189 @@ units as (
     from eligible
 ),
 
-atomic_members as (
+atomic_keys as (
     select
-        r.track,
-        {{ config_name('r.track', '1') }} as config,
-        r.split,
-        r.row_id as id,
-        r.author,
+        track,
+        {{ config_name('track', '1') }} as config,
+        split,
+        row_id,
+        author,
+        work,
+        work_id,
+        held_out_source,
         row_number() over (
-            partition by r.track, r.author, r.split order by r.work, r.work_id, r.text_order
-        ) as seq,
-        0 as unit,
-        r.row_id,
-        r.held_out_source
-    from split_rows as r
+            partition by track, split order by author, work, work_id, text_order
+        ) as row_order
+    from split_rows
 ),
 
-chunk_members as (
+author_held_out as (
+    select distinct
+        track,
+        author,
+        held_out_source
+    from split_rows
+),
+
+chunk_keys as (
     select
-        c.track,
-        c.config,
-        c.split,
-        c.chunk_id as id,
-        c.author,
-        c.chunk_seq as seq,
-        m.unit - 1 as unit,
-        m.row_id,
-        h.held_out_source
+        c.*,
+        h.held_out_source,
+        row_number() over (partition by c.config, c.split order by c.author, c.chunk_seq) as row_order
     from chunks as c
-    cross join unnest(c.constituent_ids) with ordinality as m (row_id, unit)
-    left join split_rows as h on c.track = h.track and m.row_id = h.row_id
+    left join author_held_out as h on c.track = h.track and c.author = h.author
 ),
 
-members as (
-    select * from atomic_members
-    union all
-    select * from chunk_members
-),
-
-aggregated as (
+-- noqa: disable=RF01,RF02
+atomic_rows as (
     select
-        m.config,
-        m.track,
-        m.split,
-        m.id,
-        m.author,
-        min(m.seq) as seq,
-        list(u.text order by m.unit) as text,
-        list(u.conllu_unit order by m.unit) as conllu,
-        list(u.cts_urn order by m.unit) as cts_urn,
-        list(u.passage order by m.unit) as passage,
-        list(u.treebank_source order by m.unit) as treebank_source,
-        list(u.dedup_key order by m.unit) as dedup_key,
-        list(u.native_syntax order by m.unit) as native_syntax,
-        flatten(list(
-            list_transform(
-                u.source_records,
-                lambda r: struct_pack(
-                    unit := m.unit,
-                    project := r.project,
-                    treebank_source := r.treebank_source,
-                    snapshot := r.snapshot,
-                    revision := r.revision,
-                    url := r.url,
-                    license := r.license,
-                    path := r.path,
-                    upstream_sentence_id := r.upstream_sentence_id,
-                    sentence_uid := r.sentence_uid,
-                    passage := r.passage,
-                    syntax_scheme := r.syntax_scheme
-                )
-            )
-            order by m.unit
-        )) as source_records,
-        list_sort(list_distinct(flatten(list(u.licenses)))) as licenses,
-        list(u.provenance order by m.unit) as constituent_provenance,
-        count(*) filter (where u.genre = 'verse') as verse_units,
-        count(*) filter (where u.genre = 'prose') as prose_units,
-        min(m.held_out_source) as held_out_source
-    from members as m
-    inner join units as u on m.row_id = u.row_id
-    group by m.config, m.track, m.split, m.id, m.author
+        k.config,
+        k.track,
+        k.split,
+        k.row_order,
+        k.row_id as id,
+        k.author,
+        k.work,
+        k.work_id,
+        u.genre,
+        [u.text] as text,
+        [u.conllu] as conllu,
+        [u.cts_urn] as cts_urn,
+        [u.passage] as passage,
+        [u.treebank_source] as treebank_source,
+        [u.dedup_key] as dedup_key,
+        [u.native_syntax] as native_syntax,
+        list_transform(
+            u.source_records,
+            lambda r: {{ unit_record('0', 'r') }}
+        ) as source_records,
+        u.licenses,
+        k.held_out_source
+    from atomic_keys as k
+    inner join units as u on k.row_id = u.row_id
 ),
+
+unit_index as (
+    select
+        row_id,
+        row_number() over (order by row_id) as unit_idx
+    from units
+),
+
+unit_array as (
+    -- every unit's payload in one list, position = unit_idx: chunk rows pick their units from it
+    -- by index, which is much faster in DuckDB than aggregating nested payloads per chunk
+    select
+        list(
+            struct_pack(
+                text := u.text,
+                conllu := u.conllu,
+                cts_urn := u.cts_urn,
+                passage := u.passage,
+                treebank_source := u.treebank_source,
+                dedup_key := u.dedup_key,
+                native_syntax := u.native_syntax,
+                source_records := u.source_records,
+                licenses := u.licenses,
+                genre := u.genre,
+                provenance := u.provenance
+            )
+            order by i.unit_idx
+        ) as payloads
+    from units as u
+    inner join unit_index as i on u.row_id = i.row_id
+),
+
+chunk_indices as (
+    select
+        k.config,
+        k.chunk_id,
+        list(i.unit_idx order by m.unit) as unit_idxs
+    from chunk_keys as k
+    cross join unnest(k.constituent_ids) with ordinality as m (row_id, unit)
+    inner join unit_index as i on m.row_id = i.row_id
+    group by k.config, k.chunk_id
+),
+
+chunk_payloads as (
+    select
+        c.config,
+        c.chunk_id,
+        list_transform(c.unit_idxs, lambda i: a.payloads[i]) as unit_structs
+    from chunk_indices as c
+    cross join unit_array as a
+),
+
+chunk_rows as (
+    select
+        k.config,
+        k.track,
+        k.split,
+        k.row_order,
+        k.chunk_id as id,
+        k.author,
+        array_to_string(k.chunk_works, '; ') as work,
+        nullif(array_to_string(k.chunk_work_ids, '; '), '') as work_id,
+        case
+            when len(list_filter(p.unit_structs, lambda x: x.genre = 'verse')) * 2 > len(p.unit_structs) then 'verse'
+            else 'prose'
+        end as genre,
+        list_transform(p.unit_structs, lambda x: x.text) as text,
+        list_transform(p.unit_structs, lambda x: x.conllu) as conllu,
+        list_transform(p.unit_structs, lambda x: x.cts_urn) as cts_urn,
+        list_transform(p.unit_structs, lambda x: x.passage) as passage,
+        list_transform(p.unit_structs, lambda x: x.treebank_source) as treebank_source,
+        list_transform(p.unit_structs, lambda x: x.dedup_key) as dedup_key,
+        list_transform(p.unit_structs, lambda x: x.native_syntax) as native_syntax,
+        flatten(list_transform(
+            range(len(p.unit_structs)),
+            lambda n: list_transform(p.unit_structs[n + 1].source_records, lambda r: {{ unit_record('n', 'r') }})
+        )) as source_records,
+        list_sort(list_distinct(flatten(list_transform(p.unit_structs, lambda x: x.licenses)))) as licenses,
+        k.chunk_size,
+        k.chunk_target_size,
+        k.constituent_ids,
+        list_transform(p.unit_structs, lambda x: x.provenance) as constituent_provenance,
+        k.chunk_work_ids,
+        k.chunk_works,
+        k.chunk_is_mixed_work,
+        k.held_out_source
+    from chunk_keys as k
+    inner join chunk_payloads as p on k.config = p.config and k.chunk_id = p.chunk_id
+),
+-- noqa: enable=RF01,RF02
 
 final as (
-    select
-        a.config,
-        a.track,
-        a.split,
-        row_number() over (partition by a.config, a.split order by a.author, a.seq)::integer as row_order,
-        a.id,
-        a.author,
-        coalesce(r.work, array_to_string(c.chunk_works, '; ')) as work,
-        coalesce(r.work_id, nullif(array_to_string(c.chunk_work_ids, '; '), '')) as work_id,
-        case when a.verse_units > a.prose_units then 'verse' else 'prose' end as genre,
-        a.text,
-        a.conllu,
-        a.cts_urn,
-        a.passage,
-        a.treebank_source,
-        a.dedup_key,
-        a.native_syntax,
-        a.source_records,
-        a.licenses,
-        c.chunk_size,
-        c.chunk_target_size,
-        c.constituent_ids,
-        case when c.chunk_id is not null then a.constituent_provenance end as constituent_provenance,
-        c.chunk_work_ids,
-        c.chunk_works,
-        c.chunk_is_mixed_work,
-        a.held_out_source
-    from aggregated as a
-    left join split_rows as r on a.config like '%\_1' escape '\' and a.track = r.track and a.id = r.row_id
-    left join chunks as c on a.config = c.config and a.id = c.chunk_id
+    select * from atomic_rows
+    union all by name
+    select * from chunk_rows
 )
 
-select * from final
+select
+    config,
+    track,
+    split,
+    row_order::integer as row_order,
+    id,
+    author,
+    work,
+    work_id,
+    genre,
+    text,
+    conllu,
+    cts_urn,
+    passage,
+    treebank_source,
+    dedup_key,
+    native_syntax,
+    source_records,
+    licenses,
+    chunk_size,
+    chunk_target_size,
+    constituent_ids,
+    constituent_provenance,
+    chunk_work_ids,
+    chunk_works,
+    chunk_is_mixed_work,
+    held_out_source
+from final

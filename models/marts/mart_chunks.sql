@@ -40,6 +40,14 @@ positioned as (
     cross join sizes as s
 ),
 
+tails as (
+    -- a work's last n mod k rows are its residual tail
+    select
+        *,
+        work_pos >= (work_rows // chunk_target_size) * chunk_target_size as is_tail
+    from positioned
+),
+
 sequenced as (
     select
         *,
@@ -47,12 +55,7 @@ sequenced as (
             partition by chunk_target_size, track, author, split
             order by is_tail, work, work_id, work_pos
         ) - 1 as seq
-    from (
-        select
-            *,
-            work_pos >= (work_rows // chunk_target_size) * chunk_target_size as is_tail
-        from positioned
-    )
+    from tails
 ),
 
 members as (
@@ -60,6 +63,20 @@ members as (
         *,
         seq // chunk_target_size + 1 as chunk_seq
     from sequenced
+),
+
+chunk_work_firsts as (
+    select
+        chunk_target_size,
+        track,
+        author,
+        split,
+        chunk_seq,
+        work,
+        work_id,
+        min(seq) as first_seq
+    from members
+    group by all
 ),
 
 chunk_work_lists as (
@@ -71,19 +88,7 @@ chunk_work_lists as (
         chunk_seq,
         list(work order by first_seq) as chunk_works,
         list(work_id order by first_seq) as chunk_work_ids
-    from (
-        select
-            chunk_target_size,
-            track,
-            author,
-            split,
-            chunk_seq,
-            work,
-            work_id,
-            min(seq) as first_seq
-        from members
-        group by all
-    )
+    from chunk_work_firsts
     group by all
 ),
 

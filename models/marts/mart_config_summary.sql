@@ -6,15 +6,21 @@ with
 
 benchmark_rows as (select * from {{ ref('mart_benchmark_rows') }}),
 
+tracks as (select unnest(['main', 'source_held_out']) as track),
+
+sizes as (select unnest([1, 5, 10, 50]) as chunk_target_size),
+
+splits as (select unnest(['train', 'validation', 'test']) as split),
+
 grid as (
     select
         t.track,
         {{ config_name('t.track', 'k.chunk_target_size') }} as config,
         k.chunk_target_size,
         s.split
-    from (select unnest(['main', 'source_held_out']) as track) as t
-    cross join (select unnest([1, 5, 10, 50]) as chunk_target_size) as k
-    cross join (select unnest(['train', 'validation', 'test']) as split) as s
+    from tracks as t
+    cross join sizes as k
+    cross join splits as s
 ),
 
 counts as (

@@ -34,8 +34,7 @@ word_forms as (
     select
         tokens.sentence_uid,
         tokens.token_pos,
-        nfc_normalize(coalesce(tokens.form, '')) as form,
-        regexp_full_match(coalesce(tokens.form, ''), '[\p{P}\p{S}]+') as is_punct
+        nfc_normalize(coalesce(tokens.form, '')) as form
     from tokens
     inner join scoped_sentences on tokens.sentence_uid = scoped_sentences.sentence_uid
     where
@@ -44,13 +43,20 @@ word_forms as (
         and (scoped_sentences.fold in ('dev', 'test') or scoped_sentences.fold is null)
 ),
 
+form_sequences as (
+    select
+        sentence_uid,
+        list(form order by token_pos) as forms
+    from word_forms
+    group by sentence_uid
+),
+
 sequences as (
     select
         sentence_uid,
-        list(form order by token_pos) as forms,
-        coalesce(list(form order by token_pos) filter (where not is_punct), []) as words
-    from word_forms
-    group by sentence_uid
+        forms,
+        list_filter(forms, lambda f: not regexp_full_match(f, '[\p{P}\p{S}]+')) as words
+    from form_sequences
 ),
 
 fold_sentences as (

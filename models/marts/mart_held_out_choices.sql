@@ -10,7 +10,9 @@ assignments as (select * from {{ ref('mart_split_assignments') }}),
 source_priority as (select * from {{ ref('source_priority') }}),
 
 held_out_track as (
-    select * from assignments where track = 'source_held_out'
+    select *
+    from assignments
+    where track = 'source_held_out'
 ),
 
 project_counts as (
@@ -19,7 +21,7 @@ project_counts as (
         a.project,
         any_value(a.treebank_source) as treebank_source,
         count(*) as project_rows,
-        any_value(p.priority::integer) as priority
+        any_value(cast(p.priority as integer)) as priority
     from held_out_track as a
     inner join source_priority as p on a.project = p.project
     group by a.author, a.project
@@ -31,7 +33,7 @@ per_author_projects as (
         count(*) as n_projects,
         list(
             struct_pack(project := project, treebank_source := treebank_source, rows := project_rows)
-            order by project_rows desc, priority
+            order by project_rows desc, priority asc
         ) as project_rows
     from project_counts
     group by author
@@ -45,8 +47,9 @@ per_author as (
         count(*) filter (where project = held_out_project) as held_out_rows,
         count(*) filter (where excluded_reason = 'held_out_project_in_provenance')
             as dropped_provenance_rows,
-        count(*) filter (where candidate_split = 'train'
-            and coalesce(excluded_reason, '') <> 'held_out_project_in_provenance') as candidate_train_rows,
+        count(*) filter (
+            where candidate_split = 'train' and excluded_reason is distinct from 'held_out_project_in_provenance'
+        ) as candidate_train_rows,
         count(*) filter (where candidate_split = 'validation') as candidate_validation_rows,
         count(*) filter (where candidate_split = 'test') as candidate_test_rows,
         count(*) filter (where split = 'train') as train_rows,

@@ -48,7 +48,7 @@ textual as (
         *,
         row_number() over (
             partition by author, work
-            order by citation_key asc nulls last, file_name, sentence_pos, row_id
+            order by citation_key asc nulls last, file_name asc, sentence_pos asc, row_id asc
         ) as text_order
     from base
 ),
@@ -63,6 +63,18 @@ main_ranked as (
     from textual
 ),
 
+main_holdout as (
+    -- rows per split for validation and for test in this (author, work) group
+    select
+        *,
+        case
+            when group_rows >= 10 then (group_rows + 5) // 10
+            when group_rows >= 3 then 1
+            else 0
+        end as group_holdout
+    from main_ranked
+),
+
 main_candidates as (
     select
         * exclude (group_rank, group_rows, group_holdout),
@@ -75,16 +87,7 @@ main_candidates as (
             else 'train'
         end as candidate_split,
         cast(null as varchar) as pre_reason
-    from (
-        select
-            *,
-            case
-                when group_rows >= 10 then (group_rows + 5) // 10
-                when group_rows >= 3 then 1
-                else 0
-            end as group_holdout
-        from main_ranked
-    )
+    from main_holdout
 ),
 
 -- source-held-out track --------------------------------------------------------------------------
@@ -95,10 +98,17 @@ author_projects as (
         b.project,
         any_value(b.treebank_source) as treebank_source,
         count(*) as project_rows,
-        any_value(p.priority::integer) as priority
+        any_value(cast(p.priority as integer)) as priority
     from base as b
     inner join source_priority as p on b.project = p.project
     group by b.author, b.project
+),
+
+project_ranks as (
+    select
+        *,
+        row_number() over (partition by author order by project_rows desc, priority asc) as project_rank
+    from author_projects
 ),
 
 held_out as (
@@ -106,12 +116,7 @@ held_out as (
         author,
         project as held_out_project,
         treebank_source as held_out_source
-    from (
-        select
-            *,
-            row_number() over (partition by author order by project_rows desc, priority) as project_rank
-        from author_projects
-    )
+    from project_ranks
     where project_rank = 2
 ),
 
@@ -120,10 +125,11 @@ held_out_ranked as (
         t.*,
         h.held_out_project,
         h.held_out_source,
-        case when t.project = h.held_out_project
-            then row_number() over (
-                partition by t.author, t.project = h.held_out_project order by t.split_hash, t.row_id
-            )
+        case
+            when t.project = h.held_out_project
+                then row_number() over (
+                    partition by t.author, t.project = h.held_out_project order by t.split_hash, t.row_id
+                )
         end as held_out_rank,
         count(*) filter (where t.project = h.held_out_project) over (partition by t.author) as held_out_rows
     from textual as t
@@ -174,11 +180,12 @@ bottlenecked as (
         a.train_rows >= {{ split_block() }}
         and a.validation_rows >= {{ split_block() }}
         and a.test_rows >= {{ split_block() }} as author_retained,
-        case when c.pre_reason is null
-            then row_number() over (
-                partition by c.track, c.author, c.candidate_split, c.pre_reason is null
-                order by c.bottleneck_hash, c.row_id
-            )
+        case
+            when c.pre_reason is null
+                then row_number() over (
+                    partition by c.track, c.author, c.candidate_split, c.pre_reason is null
+                    order by c.bottleneck_hash, c.row_id
+                )
         end as split_rank,
         count(*) over (partition by c.track, c.author, c.candidate_split, c.pre_reason is null) as split_rows
     from candidates as c

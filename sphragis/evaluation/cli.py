@@ -113,8 +113,8 @@ def _cmd_score(args: argparse.Namespace) -> int:
 
     con = open_warehouse() if args.by else None
     try:
-        gold_label, gold_text = folds.read_conllu(con, args.gold)
-        pred_label, pred_text = folds.read_conllu(None, args.pred)
+        gold_label, gold_text = folds.read_conllu(con, args.gold, "--gold")
+        pred_label, pred_text = folds.read_conllu(None, args.pred, "--pred")
         buckets = None
         if args.by:
             if gold_label in folds.known_folds():
@@ -141,8 +141,8 @@ def _cmd_drift(args: argparse.Namespace) -> int:
     from . import folds
     from .drift import decompose
 
-    a_label, a_text = folds.read_conllu(None, args.a)
-    b_label, b_text = folds.read_conllu(None, args.b)
+    a_label, a_text = folds.read_conllu(None, args.a, "--a")
+    b_label, b_text = folds.read_conllu(None, args.b, "--b")
     result = decompose(a_text, b_text, top=args.top)
     print(f"a: {a_label}\nb: {b_label}")
     print(result.format_report())

@@ -130,8 +130,11 @@ def fold_text(source: config.Settings | duckdb.DuckDBPyConnection | None, name: 
     return data.decode("utf-8")
 
 
-def read_conllu(source: config.Settings | duckdb.DuckDBPyConnection | None, spec: str) -> tuple[str, str]:
+def read_conllu(source: config.Settings | duckdb.DuckDBPyConnection | None, spec: str,
+                role: str = "input") -> tuple[str, str]:
     """Resolve a command-line gold/annotation argument: an existing file path, else a fold name.
+
+    ``role`` names the argument in error messages (e.g. ``"--pred"``).
 
     Returns:
         ``(label, text)``: the fold name or the path as given, and the CoNLL-U text.
@@ -147,8 +150,11 @@ def read_conllu(source: config.Settings | duckdb.DuckDBPyConnection | None, spec
     if spec in known_folds():
         return spec, fold_text(source, spec)
     if p.suffix == ".conllu" or "/" in spec:
-        raise FileNotFoundError(f"no such file: {spec}")
-    return spec, fold_text(source, spec)  # raises the unknown-fold ValueError
+        raise FileNotFoundError(f"{role}: no such file: {spec}")
+    try:
+        return spec, fold_text(source, spec)
+    except ValueError as exc:  # unknown fold
+        raise ValueError(f"{role}: {exc}") from None
 
 
 def bucket_map(con: duckdb.DuckDBPyConnection, by: str, *, fold: str | None = None,

@@ -1,0 +1,171 @@
+-- The source dependency graph of every word token, checked and with its cycles broken (SPEC §4):
+-- what removes the token from the published tree (`removed_kind`), the source parent it names
+-- (`src_parent`), the head defect found (`head_repair`), whether the token was renumbered as a
+-- duplicate id or cut to break a cycle, and the parent the published tree starts from (`parent`:
+-- a position, 0 = root, NULL = unusable head). Grain: one row per word token.
+with
+
+tokens as (
+    select * from {{ ref('int_tokens') }}
+    where is_word
+),
+
+morphology as (
+    select
+        sentence_uid,
+        token_pos,
+        is_punct
+    from {{ ref('int_token_morphology') }}
+),
+
+classified as materialized (
+    -- what removes a token; ids and heads are matched as integers (a non-integer head is unusable:
+    -- `empty_head` when blank or `""`, else `head_out_of_range`; a non-integer id is never a head)
+    select
+        t.project,
+        t.sentence_uid,
+        t.token_pos,
+        t.src_id,
+        t.token_num,
+        t.head_src,
+        t.head_num,
+        t.relation,
+        case
+            when t.is_artificial then 'elliptic'
+            when t.project not like 'ud\_%' escape '\' and regexp_full_match(t.form, '\[[0-9]+\]') then 'elliptic'
+            when m.is_punct then 'punct'
+            when nullif(trim(t.form), '') is null then 'placeholder'
+            when t.form = 'DEL' and t.postag is null and t.relation is null then 'placeholder'
+        end as removed_kind,
+        coalesce(nullif(trim(t.head_src, ' "'), '') is null, true) as is_blank_head
+    from tokens as t
+    inner join morphology as m on t.sentence_uid = m.sentence_uid and t.token_pos = m.token_pos
+),
+
+id_index as materialized (
+    -- a head names the first token (document order) bearing that id; later duplicates are renumbered
+    select
+        sentence_uid,
+        token_num,
+        min(token_pos) as target_pos
+    from classified
+    where token_num is not null
+    group by sentence_uid, token_num
+),
+
+linked as materialized (
+    -- the source parent (0 = root, NULL = unusable head) and the head repair
+    select
+        c.*,
+        coalesce(x.target_pos <> c.token_pos, false) as is_duplicate_id,
+        case
+            when c.head_num = 0 then 0
+            when h.target_pos <> c.token_pos then h.target_pos
+        end as src_parent,
+        case
+            when c.head_num = 0 then null
+            when c.is_blank_head then 'empty_head'
+            when h.target_pos is null then 'head_out_of_range'
+            when h.target_pos = c.token_pos then 'self_loop'
+        end as head_repair
+    from classified as c
+    left join id_index as x on c.sentence_uid = x.sentence_uid and c.token_num = x.token_num
+    left join id_index as h on c.sentence_uid = h.sentence_uid and c.head_num = h.token_num and c.head_num <> 0
+),
+
+reachable as (
+    -- top-down from every tree top (parent 0 or unusable): a token never reached sits on a cycle or
+    -- hangs below one
+    with recursive reach (sentence_uid, token_pos) as (
+        select
+            sentence_uid,
+            token_pos
+        from linked
+        where src_parent is null or src_parent = 0
+        union all
+        select
+            c.sentence_uid,
+            c.token_pos
+        from reach as r
+        inner join linked as c on r.sentence_uid = c.sentence_uid and r.token_pos = c.src_parent
+    )
+
+    select * from reach
+),
+
+unreached as materialized (
+    select
+        l.sentence_uid,
+        l.token_pos,
+        l.src_parent,
+        count(*) over (partition by l.sentence_uid) as n_unreached
+    from linked as l
+    anti join reachable as r on l.sentence_uid = r.sentence_uid and l.token_pos = r.token_pos
+),
+
+cycle_walk as (
+    -- walk up from every unreached token (all its ancestors are unreached too), at most
+    -- n_unreached steps; coming back to the start means the start is on a cycle
+    with recursive walk (sentence_uid, start_pos, cur_pos, steps, n_unreached) as (
+        select
+            sentence_uid,
+            token_pos,
+            src_parent,
+            1,
+            n_unreached
+        from unreached
+        union all
+        select
+            w.sentence_uid,
+            w.start_pos,
+            u.src_parent,
+            w.steps + 1,
+            w.n_unreached
+        from walk as w
+        inner join unreached as u on w.sentence_uid = u.sentence_uid and w.cur_pos = u.token_pos
+        where w.cur_pos <> w.start_pos and w.steps < w.n_unreached
+    )
+
+    select * from walk
+),
+
+cycle_breakers as (
+    -- a cycle is broken at its member with the smallest position: a member's walk visits exactly
+    -- the cycle, so that member is the one whose walk returns and never goes below its own position
+    select
+        sentence_uid,
+        start_pos as token_pos
+    from cycle_walk
+    group by sentence_uid, start_pos
+    having bool_or(cur_pos = start_pos) and min(cur_pos) = start_pos
+),
+
+fixed as (
+    select
+        l.*,
+        b.token_pos is not null as is_cycle_break,
+        case when b.token_pos is null then l.src_parent end as parent,
+        case when b.token_pos is not null then 'cycle' else l.head_repair end as top_repair
+    from linked as l
+    left join cycle_breakers as b on l.sentence_uid = b.sentence_uid and l.token_pos = b.token_pos
+),
+
+final as (
+    select
+        project,
+        sentence_uid,
+        token_pos,
+        src_id,
+        head_src,
+        relation,
+        removed_kind,
+        is_duplicate_id,
+        head_repair,
+        is_cycle_break,
+        src_parent,
+        parent,
+        top_repair
+    from fixed
+)
+
+select * from final

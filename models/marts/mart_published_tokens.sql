@@ -1,0 +1,60 @@
+-- Token-level view for analysts (SPEC §5, §11): one row per published token of every retained
+-- unit whose dedup group is eligible. Every contributing record of a group is here, each in its
+-- own project's annotation, not only the chosen parse: that is what lets the same author be
+-- compared across annotators. Published values (upos, deprel, feats) sit next to the pre-merge
+-- ones (upos_source, deprel_ud, feats_full).
+--
+-- is_chosen_parse: this record is the parse int_eligible_sentences published for the group.
+-- is_first_in_project: the first record (smallest sentence_uid) of its group within its project;
+-- the variation statistics (mart_rates) count only these, so a sentence a project holds twice is
+-- counted once for that project. Grain: one row per (sentence_uid, i).
+with
+
+tree_tokens as (select * from {{ ref('int_tree_tokens') }}),
+morphology as (select * from {{ ref('int_token_morphology') }}),
+units as (select * from {{ ref('int_units') }}),
+curated as (select * from {{ ref('int_curated_sentences') }}),
+dedup_groups as (select * from {{ ref('int_dedup_groups') }}),
+eligible as (select * from {{ ref('int_eligible_sentences') }}),
+
+records as (
+    select
+        u.sentence_uid,
+        u.dedup_key,
+        c.project,
+        c.author,
+        c.work,
+        c.genre,
+        e.sentence_uid is not null as is_chosen_parse,
+        row_number() over (partition by u.dedup_key, c.project order by u.sentence_uid) = 1 as is_first_in_project
+    from units as u
+    inner join curated as c on u.sentence_uid = c.sentence_uid
+    inner join dedup_groups as g on u.dedup_key = g.dedup_key
+    left join eligible as e on u.sentence_uid = e.sentence_uid
+    where c.is_retained and g.status = 'eligible'
+),
+
+final as (
+    select
+        r.sentence_uid,
+        t.token_pos,
+        t.i,
+        r.dedup_key,
+        r.project,
+        r.author,
+        r.work,
+        r.genre,
+        m.upos,
+        m.upos_source,
+        t.deprel,
+        t.deprel_ud,
+        m.feats,
+        m.feats_full,
+        r.is_chosen_parse,
+        r.is_first_in_project
+    from records as r
+    inner join tree_tokens as t on r.sentence_uid = t.sentence_uid
+    inner join morphology as m on t.sentence_uid = m.sentence_uid and t.token_pos = m.token_pos
+)
+
+select * from final

@@ -1,0 +1,102 @@
+-- The native relation mapping as applied (SPEC §4; issue 3): every row of the seed `relation_map`
+-- with the number of word tokens it applied to (per project), how they were resolved
+-- (`n_by_branch`) and the pre-merge UD relations they received (`n_by_relation`, with `n_dep`
+-- falling back to `dep`), plus one row per observed label missing from the seed (`is_mapped`
+-- false: every such token fell back to `dep`). Grain: one row per relation label.
+with
+
+relation_map as (
+    select * from {{ ref('relation_map') }}
+),
+
+relations as (
+    select * from {{ ref('int_token_relations') }}
+    where project not like 'ud\_%' escape '\'
+),
+
+labelled as (
+    select
+        *,
+        coalesce(source_relation, '(empty)') as label
+    from relations
+),
+
+counts as (
+    select
+        label,
+        count(*) as n_tokens,
+        count(*) filter (where project = 'agdt') as n_agdt,
+        count(*) filter (where project = 'gorman') as n_gorman,
+        count(*) filter (where project = 'pedalion') as n_pedalion,
+        count(*) filter (where project = 'harrington') as n_harrington,
+        count(*) filter (where deprel_ud = 'dep') as n_dep
+    from labelled
+    group by label
+),
+
+branch_counts as (
+    select
+        label,
+        rule_branch,
+        count(*) as n
+    from labelled
+    group by all
+),
+
+relation_counts as (
+    select
+        label,
+        deprel_ud,
+        count(*) as n
+    from labelled
+    group by all
+),
+
+by_branch as (
+    select
+        label,
+        map(list(rule_branch order by rule_branch), list(n order by rule_branch)) as n_by_branch
+    from branch_counts
+    group by label
+),
+
+by_relation as (
+    select
+        label,
+        map(list(deprel_ud order by deprel_ud), list(n order by deprel_ud)) as n_by_relation
+    from relation_counts
+    group by label
+),
+
+final as (
+    select
+        coalesce(m.label, c.label) as label,
+        m.label is not null as is_mapped,
+        m.base_label,
+        m.suffix,
+        m.takes_members,
+        m.ud_default,
+        m.ud_at_root,
+        m.ud_if_article,
+        m.ud_if_adj,
+        m.ud_if_verb_fin_inf,
+        m.ud_if_verb,
+        m.ud_if_adverb,
+        m.ud_if_nominal,
+        m.note,
+        coalesce(c.n_tokens, 0) as n_tokens,
+        coalesce(c.n_agdt, 0) as n_agdt,
+        coalesce(c.n_gorman, 0) as n_gorman,
+        coalesce(c.n_pedalion, 0) as n_pedalion,
+        coalesce(c.n_harrington, 0) as n_harrington,
+        coalesce(c.n_dep, 0) as n_dep,
+        b.n_by_branch,
+        r.n_by_relation
+    from relation_map as m
+    full outer join counts as c on m.label = c.label
+    left join by_branch as b on coalesce(m.label, c.label) = b.label
+    left join by_relation as r on coalesce(m.label, c.label) = r.label
+)
+
+select * from final
+order by n_tokens desc, label asc

@@ -1,0 +1,143 @@
+-- Annotator versus authorial variation per category (SPEC §11; seed 000 "What annotator
+-- variation remains"), in percentage points, from the cell rates of mart_rates:
+--
+--   annotator variation = mean over authors with >= 2 qualifying cells (projects) of the mean
+--                         absolute pairwise difference of that author's rates between projects;
+--   authorial variation = mean over projects with >= 3 qualifying cells (authors) of the mean
+--                         absolute pairwise difference of that project's rates between authors.
+--
+-- verdict: 'convention' when annotator variation exceeds authorial variation (the category fails
+-- the test: it tells annotators apart more than authors), else 'style'; NULL when either figure is
+-- undefined (no multi-project author or no project with three authors). Grain: one row per
+-- (kind, scheme, category).
+with
+
+rates as (select * from {{ ref('mart_rates') }}),
+
+cells as (
+    select distinct
+        author,
+        project
+    from rates
+),
+
+multi_project_authors as (
+    select author
+    from cells
+    group by author
+    having count(*) >= 2
+),
+
+multi_author_projects as (
+    select project
+    from cells
+    group by project
+    having count(*) >= 3
+),
+
+author_means as (
+    -- per author: mean |rate(c, a, p1) - rate(c, a, p2)| over project pairs p1 < p2
+    select
+        r1.kind,
+        r1.scheme,
+        r1.category,
+        r1.author,
+        avg(abs(r1.rate_pct - r2.rate_pct)) as mean_abs_diff
+    from rates as r1
+    inner join rates as r2
+        on
+            r1.kind = r2.kind
+            and r1.scheme = r2.scheme
+            and r1.category = r2.category
+            and r1.author = r2.author
+            and r1.project < r2.project
+    where r1.author in (select author from multi_project_authors)
+    group by r1.kind, r1.scheme, r1.category, r1.author
+),
+
+project_means as (
+    -- per project with >= 3 authors: mean |rate(c, a1, p) - rate(c, a2, p)| over a1 < a2
+    select
+        r1.kind,
+        r1.scheme,
+        r1.category,
+        r1.project,
+        avg(abs(r1.rate_pct - r2.rate_pct)) as mean_abs_diff
+    from rates as r1
+    inner join rates as r2
+        on
+            r1.kind = r2.kind
+            and r1.scheme = r2.scheme
+            and r1.category = r2.category
+            and r1.project = r2.project
+            and r1.author < r2.author
+    where r1.project in (select project from multi_author_projects)
+    group by r1.kind, r1.scheme, r1.category, r1.project
+),
+
+annotator as (
+    select
+        kind,
+        scheme,
+        category,
+        avg(mean_abs_diff) as annotator_variation_pp,
+        count(*) as n_authors_multi_project
+    from author_means
+    group by kind, scheme, category
+),
+
+authorial as (
+    select
+        kind,
+        scheme,
+        category,
+        avg(mean_abs_diff) as authorial_variation_pp,
+        count(*) as n_projects_multi_author
+    from project_means
+    group by kind, scheme, category
+),
+
+categories as (
+    select
+        kind,
+        scheme,
+        category,
+        any_value(feature) as feature,
+        any_value(value) as value,
+        count(*) as n_cells,
+        cast(sum(n_category_tokens) as bigint) as n_category_tokens,
+        avg(rate_pct) as mean_rate_pct,
+        min(rate_pct) as min_rate_pct,
+        max(rate_pct) as max_rate_pct
+    from rates
+    group by kind, scheme, category
+),
+
+final as (
+    select
+        c.kind,
+        c.scheme,
+        c.category,
+        c.feature,
+        c.value,
+        an.annotator_variation_pp,
+        au.authorial_variation_pp,
+        an.annotator_variation_pp - au.authorial_variation_pp as excess_pp,
+        case
+            when an.annotator_variation_pp is null or au.authorial_variation_pp is null then null
+            when an.annotator_variation_pp > au.authorial_variation_pp then 'convention'
+            else 'style'
+        end as verdict,
+        coalesce(an.n_authors_multi_project, 0) as n_authors_multi_project,
+        coalesce(au.n_projects_multi_author, 0) as n_projects_multi_author,
+        c.n_cells,
+        c.n_category_tokens,
+        c.mean_rate_pct,
+        c.min_rate_pct,
+        c.max_rate_pct
+    from categories as c
+    left join annotator as an on c.kind = an.kind and c.scheme = an.scheme and c.category = an.category
+    left join authorial as au on c.kind = au.kind and c.scheme = au.scheme and c.category = au.category
+)
+
+select * from final

@@ -1,0 +1,611 @@
+"""``sphragis audit``: the leakage audit and the text baselines (SPEC §11; seed 000 "Residual
+leakage").
+
+For each of the eight configurations of an export (``SPHRAGIS_OUT``, default ``dist/sphragis``;
+``data/<config>/<split>-*.parquet``) three linear classifiers are fitted on ``train`` and scored
+(accuracy, macro-F1) on ``validation`` and ``test``:
+
+* **markup → author** and **markup → project**: features from the annotation markup only, never
+  forms, lemmas or ``text``: per token the UPOS, DEPREL, UPOS/DEPREL pair, UPOS+full FEATS,
+  each FEATS ``Feature=Value``, UPOS bigrams and trigrams and DEPREL bigrams in token order, the
+  signed head distance (clipped to ±8), the relation with the head's UPOS and with the head's
+  DEPREL, the depth in the tree (clipped at 12) and the number of dependents per UPOS (clipped
+  at 5); per sentence its length, maximum depth (log2 bins) and the relative position of the
+  root. The project label is the unit's ``treebank_source`` (the chosen parse); for a chunk, the
+  most frequent one among its units (ties: the first in unit order).
+* **text → author** (the first leaderboard rows): character n-grams (1–4, ``char_wb``) of
+  ``text``, the row's units joined by single spaces.
+
+Both feature sets are counted per unit once and summed into rows (a chunk's counts are the sum
+of its units', exactly what counting the joined row would give), then restricted to the
+features of at least two training rows, weighted with sublinear TF-IDF (l2) fitted on train, and
+classified with a one-vs-rest ``LinearSVC`` (``C=0.5``, ``random_state=0``). Token-level work
+is SQL (DuckDB over the Parquet files); nothing is subsampled. A majority-class baseline (the
+most frequent training label) is reported beside each target.
+
+Outputs: ``<out>/metadata/leakage_report.json`` (deterministic: sorted keys, 4 decimals, no
+timestamps or timings) and the warehouse table ``audit_results`` (one row per configuration ×
+feature set × target × evaluation split, with fit times), written in one short read-write
+connection at the end; without a warehouse that table is skipped with a note. ``--report``
+renders the human-readable report afterwards (:mod:`sphragis.report`).
+
+scikit-learn is an optional dependency (extras ``audit`` / ``dev``); without it the command
+fails with one clear message.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import numpy as np
+
+from . import config
+
+SPLITS = ("train", "validation", "test")
+CHUNK_SIZES = (1, 5, 10, 50)
+TRACKS = {"sentence": "main", "source_held_out": "source_held_out"}
+CONFIGS = tuple(f"{prefix}_{k}" for prefix in TRACKS for k in CHUNK_SIZES)
+EVAL_SPLITS = ("validation", "test")
+
+#: Classifier settings (recorded in the report).
+SVC_C = 0.5
+RANDOM_STATE = 0
+MIN_TRAIN_DF = 2
+#: Parallel one-vs-rest fits (the audit's time budget is set for a 2-core machine).
+N_JOBS = 2
+CHAR_NGRAMS = (1, 4)
+
+#: (feature set, target) pairs fitted per configuration.
+TASKS = (("markup", "author"), ("markup", "project"), ("text", "author"))
+
+REPORT_NAME = "leakage_report.json"
+
+
+class AuditError(RuntimeError):
+    """The export is missing, incomplete or malformed, or scikit-learn is not installed."""
+
+
+def _sklearn():
+    """Import scikit-learn lazily (optional extra)."""
+    try:
+        import scipy.sparse  # noqa: F401
+        import sklearn  # noqa: F401
+    except ImportError as exc:  # pragma: no cover - exercised only without the extra
+        raise AuditError("the leakage audit needs scikit-learn: pip install 'sphragis-warehouse[audit]' "
+                         f"(or the dev extra) ({exc})") from exc
+
+
+# --------------------------------------------------------------------------------------------
+# reading the export and extracting features (DuckDB)
+
+
+def config_files(out: Path, configs: tuple[str, ...] = CONFIGS) -> dict[str, dict[str, Path]]:
+    """The Parquet file of every (configuration, split) in the export directory ``out``.
+
+    Raises:
+        AuditError: a configuration or split has no ``data/<config>/<split>-*.parquet`` file
+            (the message names the missing path), or it has more than one shard.
+    """
+    files: dict[str, dict[str, Path]] = {}
+    for cfg in configs:
+        files[cfg] = {}
+        for split in SPLITS:
+            found = sorted((out / "data" / cfg).glob(f"{split}-*.parquet"))
+            if len(found) != 1:
+                raise AuditError(f"{out / 'data' / cfg / (split + '-00000-of-00001.parquet')}: "
+                                 f"expected exactly one file, found {len(found)}; run `sphragis export` first")
+            files[cfg][split] = found[0]
+    return files
+
+
+def _sql_str(s: str) -> str:
+    return "'" + s.replace("'", "''") + "'"
+
+
+#: Token and sentence features of every distinct unit, from its CoNLL-U tokens (id, upos, feats,
+#: head, deprel: the query never reads form or lemma). One row per (unit_idx, feature) with count.
+MARKUP_FEATURES_SQL = r"""
+with recursive
+tok as (
+    select unit_idx, s_idx, id, upos, feats, head, deprel from audit_tokens
+),
+linked as (
+    select
+        t.*,
+        h.upos as head_upos,
+        h.deprel as head_deprel,
+        lag(t.upos) over w as prev_upos,
+        lag(t.upos, 2) over w as prev2_upos,
+        lead(t.upos) over w as next_upos,
+        lag(t.deprel) over w as prev_deprel
+    from tok as t
+    left join tok as h on t.unit_idx = h.unit_idx and t.s_idx = h.s_idx and t.head = h.id
+    window w as (partition by t.unit_idx, t.s_idx order by t.id)
+),
+depths (unit_idx, s_idx, id, depth) as (
+    select unit_idx, s_idx, id, 1 from tok where head = 0
+    union all
+    select t.unit_idx, t.s_idx, t.id, d.depth + 1
+    from tok as t
+    inner join depths as d on t.unit_idx = d.unit_idx and t.s_idx = d.s_idx and t.head = d.id
+    where d.depth < 64
+),
+children as (
+    select unit_idx, s_idx, head as id, count(*) as n_children
+    from tok where head > 0 group by all
+),
+sentences as (
+    select
+        t.unit_idx,
+        t.s_idx,
+        count(*) as n_tokens,
+        max(d.depth) as max_depth,
+        min(t.id) filter (where t.head = 0) as root_id
+    from tok as t
+    left join depths as d on t.unit_idx = d.unit_idx and t.s_idx = d.s_idx and t.id = d.id
+    group by t.unit_idx, t.s_idx
+),
+features as (
+    select unit_idx, 'u=' || upos as f from linked
+    union all select unit_idx, 'd=' || deprel from linked
+    union all select unit_idx, 'ud=' || upos || '/' || deprel from linked
+    union all select unit_idx, 'm=' || upos || '/' || coalesce(feats, '_') from linked
+    union all select unit_idx, 'f=' || unnest(string_split(feats, '|')) from linked where feats is not null
+    union all select unit_idx, 'u2=' || coalesce(prev_upos, '^') || '_' || upos from linked
+    union all select unit_idx, 'u2=' || upos || '_$' from linked where next_upos is null
+    union all select unit_idx, 'u3=' || coalesce(prev2_upos, '^') || '_' || coalesce(prev_upos, '^') || '_' || upos
+        from linked
+    union all select unit_idx, 'd2=' || coalesce(prev_deprel, '^') || '_' || deprel from linked
+    union all select unit_idx, 'hd=' || case when head = 0 then 'root'
+        else cast(greatest(-8, least(8, head - id)) as varchar) end from linked
+    union all select unit_idx, 'hu=' || deprel || '<' || coalesce(head_upos, 'ROOT') from linked
+    union all select unit_idx, 'hr=' || deprel || '<' || coalesce(head_deprel, 'ROOT') from linked
+    union all select unit_idx, 'depth=' || cast(least(depth, 12) as varchar) from depths
+    union all select l.unit_idx, 'ch=' || l.upos || ':' || cast(least(coalesce(c.n_children, 0), 5) as varchar)
+        from linked as l
+        left join children as c on l.unit_idx = c.unit_idx and l.s_idx = c.s_idx and l.id = c.id
+    union all select unit_idx, 'len=' || cast(floor(log2(n_tokens)) as varchar) from sentences
+    union all select unit_idx, 'maxdepth=' || cast(floor(log2(coalesce(max_depth, 1))) as varchar) from sentences
+    union all select unit_idx, 'rootpos=' || coalesce(cast(round(4.0 * (root_id - 1) / n_tokens) as varchar), 'none')
+        from sentences
+)
+select unit_idx, f as feature, count(*) as n
+from features
+where f is not null
+group by all
+"""
+
+
+@dataclass
+class Units:
+    """Every distinct unit (by ``dedup_key``) of the audited configurations.
+
+    Attributes:
+        n: number of units; unit ``k`` is row ``k`` of the matrices.
+        markup: scipy CSR (n × len(markup_vocab)) of markup feature counts.
+        markup_vocab: feature names, sorted (column order of ``markup``).
+        text: scipy CSR (n × len(text_vocab)) of character n-gram counts of the unit text.
+        text_vocab: the n-grams (column order of ``text``).
+    """
+
+    n: int
+    markup: Any
+    markup_vocab: list[str]
+    text: Any
+    text_vocab: list[str] = field(repr=False)
+
+
+@dataclass
+class SplitRows:
+    """One (configuration, split): rows × units incidence and the two labels per row."""
+
+    incidence: Any
+    authors: np.ndarray
+    projects: np.ndarray
+
+
+def load(files: dict[str, dict[str, Path]]) -> tuple[duckdb.DuckDBPyConnection, Units]:
+    """Read every file into an in-memory DuckDB and count the unit features once.
+
+    Returns:
+        (connection holding ``audit_rows`` and ``audit_units``, :class:`Units`).
+
+    Raises:
+        AuditError: a file lacks a required column, or rows disagree on a unit's length.
+    """
+    import scipy.sparse as sp
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    con = duckdb.connect()
+    selects = []
+    for cfg, splits in files.items():
+        for split, path in splits.items():
+            selects.append(
+                f"select {_sql_str(cfg)} as cfg, {_sql_str(split)} as split, file_row_number as r, author, "
+                f"treebank_source, dedup_key, text, conllu from read_parquet({_sql_str(str(path))}, "
+                "file_row_number = true)")
+    try:
+        con.execute("create temp table audit_files as " + "\nunion all\n".join(selects))
+    except duckdb.Error as exc:
+        raise AuditError(f"cannot read the export's Parquet files: {exc}") from exc
+    bad = con.execute("""
+        select cfg, split, r from audit_files
+        where len(dedup_key) <> len(text) or len(text) <> len(conllu) or len(treebank_source) <> len(text)
+        limit 1""").fetchone()
+    if bad:
+        raise AuditError(f"{files[bad[0]][bad[1]]}: row {bad[2]} has lists of different lengths "
+                         "(dedup_key, text, conllu and treebank_source need one entry per unit)")
+    con.execute("""
+        create temp table audit_units as
+        with flat as (
+            select unnest(dedup_key) as k, unnest(text) as unit_text, unnest(conllu) as unit_conllu
+            from audit_files
+        )
+        select row_number() over (order by k) - 1 as unit_idx, k, any_value(unit_text) as unit_text,
+               any_value(unit_conllu) as unit_conllu
+        from flat group by k""")
+    con.execute("""
+        create temp table audit_rows as
+        select cfg, split, r, author, treebank_source, dedup_key from audit_files""")
+    con.execute("""
+        create temp table audit_tokens as
+        with sents as (
+            select unit_idx, unnest(unit_conllu) as sent, generate_subscripts(unit_conllu, 1) as s_idx
+            from audit_units
+        ), toks as (
+            select unit_idx, s_idx, unnest(sent) as tok from sents
+        )
+        select unit_idx, s_idx, tok.id as id, tok.upos as upos, tok.feats as feats, tok.head as head,
+               tok.deprel as deprel
+        from toks""")
+    con.execute("drop table audit_files")
+    n = con.execute("select count(*) from audit_units").fetchone()[0]
+
+    con.execute("create temp table audit_markup as " + MARKUP_FEATURES_SQL)
+    vocab = [f for (f,) in con.execute("select distinct feature from audit_markup order by feature").fetchall()]
+    trip = con.execute("""
+        select m.unit_idx, v.j, m.n
+        from audit_markup as m
+        inner join (select feature, row_number() over (order by feature) - 1 as j
+                    from (select distinct feature from audit_markup)) as v on m.feature = v.feature""").fetchnumpy()
+    markup = sp.csr_matrix((trip["n"].astype(np.float64), (trip["unit_idx"], trip["j"])), shape=(n, len(vocab)))
+
+    texts = [t for (t,) in con.execute("select unit_text from audit_units order by unit_idx").fetchall()]
+    cv = CountVectorizer(analyzer="char_wb", ngram_range=CHAR_NGRAMS, lowercase=False, dtype=np.float64)
+    text = cv.fit_transform(texts).tocsr()
+    return con, Units(n=n, markup=markup, markup_vocab=vocab, text=text,
+                      text_vocab=list(cv.get_feature_names_out()))
+
+
+def split_rows(con: duckdb.DuckDBPyConnection, units: Units, cfg: str, split: str) -> SplitRows:
+    """Incidence (rows × units, 1 where the row holds the unit) and author / project labels.
+
+    The project of a row is the most frequent ``treebank_source`` of its units (ties: the
+    earliest unit); for ``_1`` rows simply the chosen parse's.
+    """
+    import scipy.sparse as sp
+
+    n_rows = con.execute("select count(*) from audit_rows where cfg = ? and split = ?", [cfg, split]).fetchone()[0]
+    inc = con.execute("""
+        select a.r, u.unit_idx
+        from (select r, unnest(dedup_key) as k from audit_rows where cfg = ? and split = ?) as a
+        inner join audit_units as u on a.k = u.k""", [cfg, split]).fetchnumpy()
+    incidence = sp.csr_matrix((np.ones(len(inc["r"])), (inc["r"], inc["unit_idx"])), shape=(n_rows, units.n))
+    labels = con.execute("""
+        with src as (
+            select r, unnest(treebank_source) as source, generate_subscripts(treebank_source, 1) as pos
+            from audit_rows where cfg = ? and split = ?
+        ), ranked as (
+            select r, source, count(*) as n, min(pos) as first_pos from src group by r, source
+        ), project as (
+            select r, source from ranked
+            qualify row_number() over (partition by r order by n desc, first_pos) = 1
+        )
+        select a.r, a.author, p.source
+        from audit_rows as a left join project as p on a.r = p.r
+        where a.cfg = ? and a.split = ?
+        order by a.r""", [cfg, split, cfg, split]).fetchall()
+    return SplitRows(incidence=incidence,
+                     authors=np.array([a for _, a, _ in labels], dtype=object),
+                     projects=np.array([p for _, _, p in labels], dtype=object))
+
+
+# --------------------------------------------------------------------------------------------
+# classification
+
+
+def _scores(y_true: np.ndarray, y_pred: np.ndarray) -> dict[str, float]:
+    from sklearn.metrics import accuracy_score, f1_score
+
+    return {"accuracy": float(accuracy_score(y_true, y_pred)),
+            "macro_f1": float(f1_score(y_true, y_pred, average="macro", zero_division=0))}
+
+
+def fit_and_score(x_train, y_train: np.ndarray, evals: dict[str, tuple[Any, np.ndarray]]) -> dict[str, Any]:
+    """Restrict to features of >= MIN_TRAIN_DF training rows, sublinear TF-IDF, LinearSVC.
+
+    Args:
+        x_train: CSR counts (rows × features) of the training rows.
+        y_train: their labels.
+        evals: split name → (CSR counts with the same columns, labels).
+
+    Returns:
+        {"n_features": int, "n_classes": int, "seconds": float, "<split>": {"accuracy", "macro_f1"},
+        "majority": {"<split>": {...}}} (accuracy and macro-F1 as fractions).
+    """
+    from joblib import parallel_config
+    from sklearn.feature_extraction.text import TfidfTransformer
+    from sklearn.multiclass import OneVsRestClassifier
+    from sklearn.svm import LinearSVC
+
+    t0 = time.perf_counter()
+    df = np.asarray((x_train > 0).sum(axis=0)).ravel()
+    keep = np.flatnonzero(df >= MIN_TRAIN_DF)
+    tfidf = TfidfTransformer(sublinear_tf=True)
+    xt = tfidf.fit_transform(x_train[:, keep])
+    classes, counts = np.unique(y_train, return_counts=True)
+    majority = classes[np.argmax(counts)]  # np.unique sorts, so ties go to the first label
+    out: dict[str, Any] = {"n_features": int(len(keep)), "n_classes": int(len(classes)), "majority": {}}
+    if len(classes) < 2:
+        model = None
+    else:
+        # one binary problem per class, N_JOBS at a time in threads (liblinear releases the GIL);
+        # deterministic: each is fitted with the same random_state. The dual solver is the
+        # fastest here for both feature sets (measured on sentence_1).
+        model = OneVsRestClassifier(
+            LinearSVC(C=SVC_C, dual=True, random_state=RANDOM_STATE, max_iter=5000), n_jobs=N_JOBS)
+        with parallel_config(backend="threading", n_jobs=N_JOBS):
+            model.fit(xt, y_train)
+    for split, (x, y) in evals.items():
+        if model is None:
+            pred = np.array([majority] * x.shape[0], dtype=object)
+        else:
+            pred = model.predict(tfidf.transform(x[:, keep]))
+        out[split] = _scores(y, pred)
+        out["majority"][split] = _scores(y, np.array([majority] * len(y), dtype=object))
+    out["seconds"] = time.perf_counter() - t0
+    return out
+
+
+def audit_config(con: duckdb.DuckDBPyConnection, units: Units, cfg: str) -> dict[str, Any]:
+    """Fit and score the three classifiers of one configuration (see module docstring)."""
+    rows = {split: split_rows(con, units, cfg, split) for split in SPLITS}
+    result: dict[str, Any] = {
+        "track": TRACKS[cfg.rsplit("_", 1)[0]],
+        "chunk_size": int(cfg.rsplit("_", 1)[1]),
+        "rows": {split: int(rows[split].incidence.shape[0]) for split in SPLITS},
+        "n_authors": int(len(set(rows["train"].authors))),
+        "projects": {split: sorted({str(p) for p in rows[split].projects}) for split in SPLITS},
+    }
+    matrices = {"markup": units.markup, "text": units.text}
+    for feature_set, target in TASKS:
+        u = matrices[feature_set]
+        xs = {split: (rows[split].incidence @ u).tocsr() for split in SPLITS}
+        ys = {split: (rows[split].authors if target == "author" else rows[split].projects) for split in SPLITS}
+        result[f"{feature_set}_{target}"] = fit_and_score(
+            xs["train"], ys["train"], {s: (xs[s], ys[s]) for s in EVAL_SPLITS})
+    return result
+
+
+def run_audit(out: Path, configs: tuple[str, ...] = CONFIGS, progress: bool = False) -> dict[str, Any]:
+    """Audit every configuration of the export in ``out``.
+
+    Returns:
+        {config: :func:`audit_config` result} (raw floats, fit times included).
+
+    Raises:
+        AuditError: scikit-learn missing, or the export incomplete (names the file).
+    """
+    _sklearn()
+    files = config_files(out, configs)
+    t0 = time.perf_counter()
+    con, units = load(files)
+    if progress:
+        print(f"audit: {units.n:,} distinct units, {len(units.markup_vocab):,} markup features, "
+              f"{len(units.text_vocab):,} character n-grams ({time.perf_counter() - t0:.1f}s)", file=sys.stderr)
+    results = {}
+    try:
+        for cfg in configs:
+            t1 = time.perf_counter()
+            results[cfg] = audit_config(con, units, cfg)
+            results[cfg]["seconds"] = time.perf_counter() - t1
+            if progress:
+                r = results[cfg]
+                print(f"audit: {cfg:20s} markup→author {r['markup_author']['test']['accuracy']:.3f}  "
+                      f"markup→project {r['markup_project']['test']['accuracy']:.3f}  "
+                      f"text→author {r['text_author']['test']['accuracy']:.3f}  ({r['seconds']:.1f}s)",
+                      file=sys.stderr)
+    finally:
+        con.close()
+    return results
+
+
+# --------------------------------------------------------------------------------------------
+# outputs
+
+
+def _round(obj: Any) -> Any:
+    if isinstance(obj, float):
+        return round(obj, 4)
+    if isinstance(obj, dict):
+        return {k: _round(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_round(v) for v in obj]
+    return obj
+
+
+def _strip_timings(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        return {k: _strip_timings(v) for k, v in obj.items() if k != "seconds"}
+    return obj
+
+
+def report_document(results: dict[str, Any]) -> dict[str, Any]:
+    """The ``leakage_report.json`` document: method, per-configuration figures, and the gaps.
+
+    Deterministic: no timings or timestamps; floats rounded to 4 decimals (fractions, not %).
+    ``text_minus_markup`` per configuration is the text baseline's test score minus the markup
+    classifier's (author); ``track_gap`` per chunk size is main-track minus source-held-out-track
+    test score for each classifier.
+    """
+    configs = {}
+    for cfg, r in results.items():
+        doc = _strip_timings(r)
+        doc["text_minus_markup_author"] = {
+            m: r["text_author"]["test"][m] - r["markup_author"]["test"][m] for m in ("accuracy", "macro_f1")}
+        configs[cfg] = doc
+    track_gap = {}
+    for k in CHUNK_SIZES:
+        main, held = results.get(f"sentence_{k}"), results.get(f"source_held_out_{k}")
+        if not (main and held):
+            continue
+        track_gap[str(k)] = {
+            f"{fs}_{tg}": {m: {"sentence": main[f"{fs}_{tg}"]["test"][m],
+                               "source_held_out": held[f"{fs}_{tg}"]["test"][m],
+                               "gap": main[f"{fs}_{tg}"]["test"][m] - held[f"{fs}_{tg}"]["test"][m]}
+                           for m in ("accuracy", "macro_f1")}
+            for fs, tg in TASKS}
+    return _round({
+        "spec": "SPEC §11; seed 000 'Residual leakage'",
+        "what": "Test (and validation) accuracy and macro-F1 of classifiers that see annotation markup only "
+                "(never forms, lemmas or text) predicting the author and the project, the floor a real "
+                "model must clear; and a character n-gram text baseline predicting the author. Scores are "
+                "fractions in [0, 1].",
+        "method": {
+            "markup_features": "per token: UPOS, DEPREL, UPOS/DEPREL, UPOS+FEATS, each FEATS Feature=Value, "
+                               "UPOS bigrams and trigrams, DEPREL bigrams, signed head distance (clipped to +-8), "
+                               "relation with head UPOS and with head DEPREL, tree depth (clipped at 12), "
+                               "dependents per UPOS (clipped at 5); per sentence: length, maximum depth "
+                               "(log2 bins), relative root position",
+            "text_features": f"character n-grams {CHAR_NGRAMS[0]}-{CHAR_NGRAMS[1]} (char_wb) of the row's units "
+                             "joined by single spaces",
+            "weighting": f"features of >= {MIN_TRAIN_DF} training rows; sublinear TF-IDF (l2) fitted on train",
+            "classifier": f"LinearSVC(C={SVC_C}, random_state={RANDOM_STATE}), one-vs-rest",
+            "project_label": "treebank_source of the chosen parse; for chunks the most frequent among the "
+                             "units (ties: the first in unit order)",
+            "majority_baseline": "the most frequent training label predicted for every row",
+            "subsampling": "none: every row of every split of every configuration is used",
+        },
+        "configs": configs,
+        "track_gap": track_gap,
+    })
+
+
+def write_report(doc: dict[str, Any], out: Path) -> Path:
+    """Write ``<out>/metadata/leakage_report.json`` (sorted keys, UTF-8, trailing newline)."""
+    path = out / "metadata" / REPORT_NAME
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc, ensure_ascii=False, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return path
+
+
+def results_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
+    """One record per configuration × feature set × target × evaluation split (the
+    ``audit_results`` table; scores as fractions, ``seconds`` the fit time)."""
+    rows = []
+    for cfg, r in results.items():
+        for fs, tg in TASKS:
+            fit = r[f"{fs}_{tg}"]
+            for split in EVAL_SPLITS:
+                rows.append({
+                    "config": cfg, "track": r["track"], "chunk_size": r["chunk_size"], "feature_set": fs,
+                    "target": tg, "eval_split": split, "accuracy": fit[split]["accuracy"],
+                    "macro_f1": fit[split]["macro_f1"], "majority_accuracy": fit["majority"][split]["accuracy"],
+                    "majority_macro_f1": fit["majority"][split]["macro_f1"], "n_train": r["rows"]["train"],
+                    "n_eval": r["rows"][split], "n_classes": fit["n_classes"], "n_features": fit["n_features"],
+                    "seconds": fit["seconds"],
+                })
+    return rows
+
+
+def write_table(results: dict[str, Any], warehouse: Path) -> str:
+    """Replace the warehouse table ``audit_results`` (one short read-write connection).
+
+    Returns:
+        A one-line note of what was done (or why the table was skipped: no warehouse file, or
+        it is locked by another process).
+    """
+    import pyarrow as pa
+
+    if not warehouse.is_file():
+        return f"no warehouse at {warehouse}: table audit_results skipped"
+    table = pa.Table.from_pylist(results_rows(results))
+    try:
+        con = duckdb.connect(str(warehouse))
+    except duckdb.Error as exc:
+        return f"cannot open {warehouse} for writing ({exc}): table audit_results skipped"
+    try:
+        con.register("audit_results_in", table)
+        con.execute("create or replace table audit_results as select * from audit_results_in "
+                    "order by config, feature_set, target, eval_split")
+    finally:
+        con.close()
+    return f"table audit_results ({table.num_rows} rows) written to {warehouse}"
+
+
+# --------------------------------------------------------------------------------------------
+# command line
+
+
+def _cmd_audit(args: argparse.Namespace) -> int:
+    settings = config.settings()
+    out = Path(args.out) if args.out else settings.out
+    t0 = time.perf_counter()
+    configs = tuple(args.config) if args.config else CONFIGS
+    results = run_audit(out, configs, progress=not args.quiet)
+    path = write_report(report_document(results), out)
+    note = write_table(results, settings.warehouse)
+    seconds = time.perf_counter() - t0
+    print(f"audit: wrote {path}; {note}; {len(results)} configuration(s) in {seconds:.1f}s", file=sys.stderr)
+    if args.report:
+        from . import report
+
+        md = report.render_report(warehouse=settings.warehouse, leakage=path, out_dir=Path(args.report_dir))
+        print(f"report: wrote {md}", file=sys.stderr)
+    return 0
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from . import report
+
+    settings = config.settings()
+    out = Path(args.out) if args.out else settings.out
+    md = report.render_report(warehouse=settings.warehouse, leakage=out / "metadata" / REPORT_NAME,
+                              out_dir=Path(args.report_dir))
+    print(f"report: wrote {md}", file=sys.stderr)
+    return 0
+
+
+def register(subparsers) -> None:
+    """Add ``sphragis audit`` and ``sphragis report`` to the CLI (loaded by :mod:`sphragis.cli`)."""
+    from .report import DEFAULT_DIR
+
+    a = subparsers.add_parser(
+        "audit", help="leakage audit (markup-only classifiers) and text baselines over the export (SPEC §11)",
+        description="Fit markup-only classifiers (author, project) and a character n-gram text baseline "
+        "(author) on every configuration of the export (SPHRAGIS_OUT, default dist/sphragis), write "
+        "metadata/leakage_report.json and the warehouse table audit_results. Needs scikit-learn "
+        "(extra 'audit').")
+    a.add_argument("--out", help="export directory (default: SPHRAGIS_OUT)")
+    a.add_argument("--config", action="append", choices=CONFIGS, metavar="CONFIG",
+                   help="audit only this configuration (repeatable; default all eight)")
+    a.add_argument("--report", action="store_true", help="also render the human-readable report")
+    a.add_argument("--report-dir", default=str(DEFAULT_DIR), help=f"report directory (default {DEFAULT_DIR})")
+    a.add_argument("--quiet", action="store_true", help="no progress output")
+    a.set_defaults(func=_cmd_audit)
+
+    r = subparsers.add_parser(
+        "report", help="render the variation and leakage report (Markdown + charts) under reports/",
+        description="Render the SPEC §11 report: variation tables (mart_variation, mart_merge_effects) from "
+        "the warehouse and the leakage audit (metadata/leakage_report.json of the export), with one "
+        "chart per table, into --report-dir (default reports/, git-ignored).")
+    r.add_argument("--out", help="export directory holding metadata/leakage_report.json (default: SPHRAGIS_OUT)")
+    r.add_argument("--report-dir", default=str(DEFAULT_DIR), help=f"report directory (default {DEFAULT_DIR})")
+    r.set_defaults(func=_cmd_report)

@@ -1,0 +1,252 @@
+"""SPEC §11 variation statistics: the real model SQL (mart_published_tokens, mart_rates,
+mart_variation, mart_merge_effects) and the README analyst queries (sql/analyses/*.sql), run on a
+tiny hand-made warehouse whose answers are worked out by hand below, and on the real build.
+
+The hand-made corpus (min_cell_tokens = 10; every sentence has 5 tokens, token 1 the root):
+
+    cell (author, project)   sentences (DEPREL_UD of tokens 2-5)               conj disc advmod voc
+    Alpha / agdt             s1 conj conj disc disc;  s2 disc advmod x3          2    3     3     0
+    Alpha / ud_perseus       s1 conj x3 vocative;     s2 conj conj advmod x2      5    0     2     1
+    Beta  / agdt             s1 conj disc x3;         s2 advmod x4                1    3     4     0
+    Beta  / ud_perseus       s1 conj advmod x3;       s2 advmod x4                1    0     7     0
+    Gamma / agdt             s1 conj x4;              s2 disc disc advmod advmod  4    2     2     0
+
+Records that must NOT count:
+  * Gamma / ud_perseus: one sentence (5 tokens < 10: the cell does not qualify), with an `obl`
+    that therefore must not become a category;
+  * a second Alpha / agdt record of s2's dedup group (all conj): not the first in its project;
+  * two Beta / agdt sentences of all conj that curation did not retain;
+  * one Gamma / agdt sentence (all conj) in an author-conflict dedup group.
+
+Published DEPREL: discourse and advmod -> advmod, vocative -> dep (SPEC §5).
+FEATS: Alpha/agdt s1 token 2 carries Gender=Fem,Masc (pre-merge and published); Alpha/ud_perseus
+s1 tokens 2-3 carry pre-merge Gender=Com|PronType=Prs, published Gender=Fem,Masc. UPOS: roots
+VERB, others NOUN; Alpha/ud_perseus s2 token 2 has source UPOS PROPN.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from sphragis import runner
+
+REPO = Path(__file__).resolve().parents[1]
+ANALYSES = REPO / "sql" / "analyses"
+MODELS = ["mart_published_tokens", "mart_rates", "mart_variation", "mart_merge_effects"]
+PUBLISHED_DEPREL = {"root": "root", "conj": "conj", "discourse": "advmod", "advmod": "advmod",
+                    "vocative": "dep", "obl": "obl"}
+
+# (sentence_uid, project, author, retained, dedup_key, deprels of tokens 2-5)
+SENTENCES = [
+    (1, "agdt", "Alpha", True, "k1", ["conj", "conj", "discourse", "discourse"]),
+    (2, "agdt", "Alpha", True, "k2", ["discourse", "advmod", "advmod", "advmod"]),
+    (3, "ud_perseus", "Alpha", True, "k1", ["conj", "conj", "conj", "vocative"]),
+    (4, "ud_perseus", "Alpha", True, "k4", ["conj", "conj", "advmod", "advmod"]),
+    (5, "agdt", "Beta", True, "k5", ["conj", "discourse", "discourse", "discourse"]),
+    (6, "agdt", "Beta", True, "k6", ["advmod"] * 4),
+    (7, "ud_perseus", "Beta", True, "k7", ["conj", "advmod", "advmod", "advmod"]),
+    (8, "ud_perseus", "Beta", True, "k8", ["advmod"] * 4),
+    (9, "agdt", "Gamma", True, "k9", ["conj"] * 4),
+    (10, "agdt", "Gamma", True, "k10", ["discourse", "discourse", "advmod", "advmod"]),
+    # excluded from the rates
+    (11, "ud_perseus", "Gamma", True, "k11", ["conj", "conj", "conj", "obl"]),  # cell of 5 tokens
+    (12, "agdt", "Alpha", True, "k2", ["conj"] * 4),  # 2nd agdt record of group k2
+    (13, "agdt", "Beta", False, "k13", ["conj"] * 4),  # not retained
+    (14, "agdt", "Beta", False, "k14", ["conj"] * 4),  # not retained
+    (15, "agdt", "Gamma", True, "kc", ["conj"] * 4),  # author-conflict group
+]
+CONFLICT_KEYS = {"kc"}
+
+
+def _feats(uid: int, pos: int) -> tuple[str | None, str | None]:
+    """(feats_full, feats) of token ``pos`` of sentence ``uid``."""
+    if pos == 1:
+        return None, None
+    if uid == 1 and pos == 2:
+        return "Case=Nom|Gender=Fem,Masc", "Case=Nom|Gender=Fem,Masc"
+    if uid == 3 and pos in (2, 3):
+        return "Case=Nom|Gender=Com|PronType=Prs", "Case=Nom|Gender=Fem,Masc"
+    return "Case=Nom", "Case=Nom"
+
+
+def _warehouse() -> duckdb.DuckDBPyConnection:
+    """The stand-in input tables of mart_published_tokens, with the contracts' column names."""
+    con = duckdb.connect()
+    con.execute("create table int_units (sentence_uid bigint, project varchar, dedup_key varchar)")
+    con.execute("create table int_curated_sentences (sentence_uid bigint, project varchar, author varchar, "
+                "work varchar, genre varchar, is_retained boolean)")
+    con.execute("create table int_dedup_groups (dedup_key varchar, status varchar)")
+    con.execute("create table int_eligible_sentences (sentence_uid bigint, dedup_key varchar)")
+    con.execute("create table int_tree_tokens (sentence_uid bigint, token_pos integer, i integer, head integer, "
+                "deprel_ud varchar, deprel varchar)")
+    con.execute("create table int_token_morphology (sentence_uid bigint, token_pos integer, upos varchar, "
+                "upos_source varchar, feats varchar, feats_full varchar)")
+    keys = sorted({s[4] for s in SENTENCES})
+    con.executemany("insert into int_dedup_groups values (?, ?)",
+                    [(k, "author_conflict" if k in CONFLICT_KEYS else "eligible") for k in keys])
+    chosen = {}
+    for uid, project, author, retained, key, rels in SENTENCES:
+        con.execute("insert into int_units values (?, ?, ?)", [uid, project, key])
+        con.execute("insert into int_curated_sentences values (?, ?, ?, ?, ?, ?)",
+                    [uid, project, author, f"Work of {author}", "prose", retained])
+        if retained and key not in CONFLICT_KEYS and key not in chosen:
+            chosen[key] = uid  # ud_perseus would win by priority; any one record per group will do
+        for pos, rel in enumerate(["root", *rels], start=1):
+            con.execute("insert into int_tree_tokens values (?, ?, ?, ?, ?, ?)",
+                        [uid, pos, pos, 0 if pos == 1 else 1, rel, PUBLISHED_DEPREL[rel]])
+            upos = "VERB" if pos == 1 else "NOUN"
+            upos_source = None if project == "agdt" else ("PROPN" if (uid, pos) == (4, 2) else upos)
+            feats_full, feats = _feats(uid, pos)
+            con.execute("insert into int_token_morphology values (?, ?, ?, ?, ?, ?)",
+                        [uid, pos, upos, upos_source, feats, feats_full])
+    con.executemany("insert into int_eligible_sentences values (?, ?)", [(u, k) for k, u in chosen.items()])
+    return con
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    """The hand-made warehouse with the four variation models built and their data tests run."""
+    project = runner.load_project()
+    con = _warehouse()
+    for name in MODELS:
+        con.execute(f"create table {name} as {runner.render(project, name, {'min_cell_tokens': 10})}")
+    failures = runner.run_tests(con, project, set(MODELS))
+    assert failures == []
+    yield con
+    con.close()
+
+
+def _variation(con, kind: str, scheme: str, category: str) -> tuple:
+    return con.execute(
+        "select annotator_variation_pp, authorial_variation_pp, verdict, n_authors_multi_project, "
+        "n_projects_multi_author, n_cells from mart_variation where kind = ? and scheme = ? and category = ?",
+        [kind, scheme, category]).fetchone()
+
+
+def test_published_tokens_keep_every_retained_eligible_record(tiny):
+    # 10 sentences of the five cells + Gamma/ud_perseus (11) + the second Alpha/agdt record (12);
+    # not the non-retained (13, 14) nor the conflict group (15): 12 sentences x 5 tokens.
+    uids = [r[0] for r in tiny.execute("select distinct sentence_uid from mart_published_tokens order by 1").fetchall()]
+    assert uids == list(range(1, 13))
+    assert tiny.execute("select count(*) from mart_published_tokens").fetchone()[0] == 60
+    assert tiny.execute("select sentence_uid from mart_published_tokens where not is_first_in_project "
+                        "group by 1").fetchall() == [(12,)]
+    # both records of group k1 are kept, each in its own project's annotation; one is chosen
+    rows = tiny.execute("select project, deprel_ud, is_chosen_parse from mart_published_tokens "
+                        "where dedup_key = 'k1' and i = 5 order by project").fetchall()
+    assert rows == [("agdt", "discourse", True), ("ud_perseus", "vocative", False)]
+
+
+def test_rates_cells_and_zero_fill(tiny):
+    cells = tiny.execute("select distinct author, project, n_tokens from mart_rates order by 1, 2").fetchall()
+    assert cells == [("Alpha", "agdt", 10), ("Alpha", "ud_perseus", 10), ("Beta", "agdt", 10),
+                     ("Beta", "ud_perseus", 10), ("Gamma", "agdt", 10)]
+    # 5 pre-merge DEPREL (root conj discourse advmod vocative) + 4 published (root conj advmod dep)
+    # + UPOS 3 pre-merge (VERB NOUN PROPN) + 2 published + FEATS 4 pre-merge (Case=Nom,
+    # Gender=Fem,Masc, Gender=Com, PronType=Prs) + 2 published = 20 categories x 5 cells
+    assert tiny.execute("select count(*) from mart_rates").fetchone()[0] == 100
+    assert tiny.execute("select count(*) from mart_rates where category = 'obl'").fetchone()[0] == 0
+    conj = dict(((a, p), r) for a, p, r in tiny.execute(
+        "select author, project, rate_pct from mart_rates where kind = 'deprel' and scheme = 'pre_merge' "
+        "and category = 'conj'").fetchall())
+    # 2/10, 5/10, 1/10, 1/10, 4/10 (the duplicate, non-retained and conflict records add nothing)
+    assert conj == {("Alpha", "agdt"): 20.0, ("Alpha", "ud_perseus"): 50.0, ("Beta", "agdt"): 10.0,
+                    ("Beta", "ud_perseus"): 10.0, ("Gamma", "agdt"): 40.0}
+    vocative = sorted(r for (r,) in tiny.execute(
+        "select rate_pct from mart_rates where scheme = 'pre_merge' and category = 'vocative'").fetchall())
+    assert vocative == [0.0, 0.0, 0.0, 0.0, 10.0]
+    row = tiny.execute("select feature, value, rate_pct from mart_rates where kind = 'feats' and scheme = "
+                       "'pre_merge' and category = 'Gender=Com' and author = 'Alpha' and project = "
+                       "'ud_perseus'").fetchone()
+    assert row == ("Gender", "Com", 20.0)
+
+
+def test_variation_arithmetic(tiny):
+    # conj: annotator = mean(|20-50|, |10-10|) = 15; authorial (agdt, the only project with 3
+    # authors) = mean(|20-10|, |20-40|, |10-40|) = 20 -> style. Gamma has one qualifying cell.
+    assert _variation(tiny, "deprel", "pre_merge", "conj") == pytest.approx((15.0, 20.0, "style", 2, 1, 5))
+    # vocative: annotator = mean(|0-10|, 0) = 5; authorial = 0 (zeros everywhere in agdt) -> convention
+    assert _variation(tiny, "deprel", "pre_merge", "vocative") == pytest.approx((5.0, 0.0, "convention", 2, 1, 5))
+    # discourse 30/0, 30/0, 20: annotator mean(30, 30) = 30; authorial mean(0, 10, 10) = 20/3
+    assert _variation(tiny, "deprel", "pre_merge", "discourse")[:3] == pytest.approx((30.0, 20 / 3, "convention"))
+    # pre-merge advmod 30/20, 40/70, 20: annotator mean(10, 30) = 20; authorial mean(10, 10, 20) = 40/3
+    assert _variation(tiny, "deprel", "pre_merge", "advmod")[:3] == pytest.approx((20.0, 40 / 3, "convention"))
+    # published advmod (advmod + discourse) 60/20, 70/70, 40: annotator mean(40, 0) = 20;
+    # authorial mean(10, 20, 30) = 20; a tie is not an excess -> style
+    assert _variation(tiny, "deprel", "published", "advmod")[:3] == pytest.approx((20.0, 20.0, "style"))
+    # root is 20% in every cell
+    assert _variation(tiny, "deprel", "published", "root")[:3] == (0.0, 0.0, "style")
+    # Gender=Com 0/20, 0/0, 0: annotator mean(20, 0) = 10; authorial 0 -> convention
+    assert _variation(tiny, "feats", "pre_merge", "Gender=Com")[:3] == pytest.approx((10.0, 0.0, "convention"))
+    # published Gender=Fem,Masc 10/20, 0/0, 0: annotator mean(10, 0) = 5; authorial mean(10, 10, 0) = 20/3
+    assert _variation(tiny, "feats", "published", "Gender=Fem,Masc")[:3] == pytest.approx((5.0, 20 / 3, "style"))
+
+
+def test_merge_effects(tiny):
+    rows = tiny.execute(
+        "select kind, published_category, part_category, n_parts, part_share_pct, part_annotator_variation_pp, "
+        "merged_annotator_variation_pp from mart_merge_effects order by 1, 2, 3").fetchall()
+    # published advmod has 6+2+7+7+4 = 26 tokens in the qualifying cells: 18 advmod, 8 discourse;
+    # Gender=Fem,Masc 3 tokens: 1 pre-merge Fem,Masc, 2 Gender=Com; NOUN 39 tokens: 1 PROPN.
+    # PronType=Prs has no published feature type: no row. Unmerged root and conj: no row.
+    assert rows == pytest.approx([
+        ("deprel", "advmod", "advmod", 2, 100 * 18 / 26, 20.0, 20.0),
+        ("deprel", "advmod", "discourse", 2, 100 * 8 / 26, 30.0, 20.0),
+        ("deprel", "dep", "vocative", 1, 100.0, 5.0, 5.0),
+        ("feats", "Gender=Fem,Masc", "Gender=Com", 2, 100 * 2 / 3, 10.0, 5.0),
+        ("feats", "Gender=Fem,Masc", "Gender=Fem,Masc", 2, 100 / 3, 5.0, 5.0),
+        ("upos", "NOUN", "NOUN", 2, 100 * 39 / 40, 5.0, 0.0),
+        ("upos", "NOUN", "PROPN", 2, 100 / 40, 5.0, 0.0),
+    ])
+
+
+def test_min_cell_tokens_is_a_variable(tiny):
+    # with a threshold of 5 the Gamma / ud_perseus cell (5 tokens) qualifies, so Gamma becomes a
+    # multi-project author and obl a category
+    project = runner.load_project()
+    sql = runner.render(project, "mart_rates", {"min_cell_tokens": 5})
+    n_cells, has_obl = tiny.execute(
+        f"select count(distinct (author, project)), bool_or(category = 'obl') from ({sql})").fetchone()
+    assert (n_cells, has_obl) == (6, True)
+
+
+@pytest.mark.parametrize("path", sorted(ANALYSES.glob("*.sql")), ids=lambda p: p.name)
+def test_analyst_queries_run(tiny, path):
+    rows = tiny.execute(path.read_text(encoding="utf-8")).fetchall()
+    assert rows, f"{path.name} returned no rows on the hand-made warehouse"
+
+
+def test_convention_query_answers_the_question(tiny):
+    # "which DEPREL values vary more between projects than between authors?" on the tiny corpus
+    cur = tiny.execute((ANALYSES / "deprel_convention_vs_style.sql").read_text(encoding="utf-8"))
+    names = [d[0] for d in cur.description]
+    got = {(r[names.index("scheme")], r[names.index("deprel")]) for r in cur.fetchall()}
+    assert got == {("pre_merge", "vocative"), ("pre_merge", "discourse"), ("pre_merge", "advmod"),
+                   ("published", "dep")}
+
+
+def test_three_analyst_queries_exist():
+    assert sorted(p.name for p in ANALYSES.glob("*.sql")) == [
+        "author_project_cells.sql", "deprel_convention_vs_style.sql", "top_annotator_gaps.sql"]
+
+
+@pytest.mark.integration
+def test_real_variation_rows(real_warehouse):
+    """Issue 7 'done when': non-empty rows for vocative, discourse, appos, case, conj and Gender."""
+    con = real_warehouse
+    for category in ("vocative", "discourse", "appos", "case", "conj"):
+        row = con.execute("select annotator_variation_pp, authorial_variation_pp, verdict from mart_variation "
+                          "where kind = 'deprel' and scheme = 'pre_merge' and category = ?", [category]).fetchone()
+        assert row is not None and row[2] in ("convention", "style"), category
+    n_gender = con.execute("select count(*) from mart_variation where feature = 'Gender' "
+                           "and verdict is not null").fetchone()[0]
+    assert n_gender >= 3
+    # vocative is merged into dep, discourse into advmod, appos into nmod (SPEC §5)
+    merged = dict(con.execute("select part_category, published_category from mart_merge_effects "
+                              "where kind = 'deprel' and part_category in ('vocative', 'discourse', 'appos')").fetchall())
+    assert merged == {"vocative": "dep", "discourse": "advmod", "appos": "nmod"}
+    for path in sorted(ANALYSES.glob("*.sql")):
+        assert con.execute(path.read_text(encoding="utf-8")).fetchall(), path.name
