@@ -256,8 +256,11 @@ def load(con: duckdb.DuckDBPyConnection, files: list[SourceFile], parsed: Iterab
 
     next_uid = 1
     n_parsed = 0
-    for file_id, (sf, pf) in enumerate(zip(files, parsed), start=1):
-        n_parsed += 1
+    for file_id, pf in enumerate(parsed, start=1):  # drive the stream to its end (not zip)
+        n_parsed = file_id
+        if file_id > len(files):
+            raise ValueError(f"load: {len(files)} files but more parse results")
+        sf = files[file_id - 1]
         snap = sf.snapshot
         for k, v in (("file_id", file_id), ("snapshot", snap["name"]), ("project", snap["project"]),
                      ("treebank_source", snap["treebank_source"]), ("commit", snap["commit"]),

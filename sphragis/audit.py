@@ -384,6 +384,10 @@ def audit_config(con: duckdb.DuckDBPyConnection, units: Units, cfg: str) -> dict
         "n_authors": int(len(set(rows["train"].authors))),
         "projects": {split: sorted({str(p) for p in rows[split].projects}) for split in SPLITS},
     }
+    # on the source-held-out track a held-out project may have no training row at all: a project
+    # classifier cannot predict it, so its rows count as errors (stated, not hidden)
+    result["eval_projects_not_in_train"] = sorted(
+        (set(result["projects"]["validation"]) | set(result["projects"]["test"])) - set(result["projects"]["train"]))
     matrices = {"markup": units.markup, "text": units.text}
     for feature_set, target in TASKS:
         u = matrices[feature_set]

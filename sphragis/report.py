@@ -103,14 +103,15 @@ def chart_variation(points: list[dict], highlight: list[dict], path: Path) -> Pa
         ax.scatter(xs, ys, s=12, alpha=0.5, color=color, label=kind)
     top = max([1.0] + [max(p["annotator_variation_pp"], p["authorial_variation_pp"]) for p in points])
     ax.plot([0, top], [0, top], color="grey", linewidth=0.8, linestyle="--")
+    labelled: dict[tuple, list[str]] = {}  # a category whose two schemes coincide gets one label
     for h in highlight:
         if h["verdict"] is None:
             continue
-        ax.scatter([h["annotator_variation_pp"]], [h["authorial_variation_pp"]], s=30,
-                   facecolors="none", edgecolors="black")
-        label = f"{h['category']} ({'pre' if h['scheme'] == 'pre_merge' else 'pub'})"
-        ax.annotate(label, (h["annotator_variation_pp"], h["authorial_variation_pp"]), fontsize=7,
-                    xytext=(3, 3), textcoords="offset points")
+        xy = (round(h["annotator_variation_pp"], 4), round(h["authorial_variation_pp"], 4), h["category"])
+        labelled.setdefault(xy, []).append("pre" if h["scheme"] == "pre_merge" else "pub")
+    for (x, y, category), schemes in sorted(labelled.items()):
+        ax.scatter([x], [y], s=30, facecolors="none", edgecolors="black")
+        ax.annotate(f"{category} ({'+'.join(schemes)})", (x, y), fontsize=7, xytext=(3, 3), textcoords="offset points")
     ax.set_xlabel("annotator variation (pp)")
     ax.set_ylabel("authorial variation (pp)")
     ax.set_title("Categories below the diagonal vary more by annotator (convention)")
@@ -226,6 +227,7 @@ def render_report(warehouse: Path, leakage: Path, out_dir: Path = DEFAULT_DIR) -
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), undefined=jinja2.StrictUndefined,
                              keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True)
     env.filters["pp"] = lambda v: "–" if v is None else f"{v:.2f}"
+    env.filters["pp3"] = lambda v: "–" if v is None else f"{v:+.3f}"
     env.filters["pct"] = lambda v: "–" if v is None else f"{100 * v:.1f}"
     text = env.get_template("report.md.j2").render(
         warehouse=str(warehouse), leakage_path=str(leakage), variation=variation, merges=variation["merges"],

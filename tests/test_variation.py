@@ -72,9 +72,9 @@ def _feats(uid: int, pos: int) -> tuple[str | None, str | None]:
     return "Case=Nom", "Case=Nom"
 
 
-def _warehouse() -> duckdb.DuckDBPyConnection:
+def _warehouse(path: Path) -> duckdb.DuckDBPyConnection:
     """The stand-in input tables of mart_published_tokens, with the contracts' column names."""
-    con = duckdb.connect()
+    con = duckdb.connect(str(path))
     con.execute("create table int_units (sentence_uid bigint, project varchar, dedup_key varchar)")
     con.execute("create table int_curated_sentences (sentence_uid bigint, project varchar, author varchar, "
                 "work varchar, genre varchar, is_retained boolean)")
@@ -107,14 +107,22 @@ def _warehouse() -> duckdb.DuckDBPyConnection:
 
 
 @pytest.fixture(scope="module")
-def tiny():
-    """The hand-made warehouse with the four variation models built and their data tests run."""
+def tiny_path(tmp_path_factory) -> Path:
+    """The hand-made warehouse file with the four variation models built and their data tests run."""
+    path = tmp_path_factory.mktemp("variation") / "tiny.duckdb"
     project = runner.load_project()
-    con = _warehouse()
+    con = _warehouse(path)
     for name in MODELS:
         con.execute(f"create table {name} as {runner.render(project, name, {'min_cell_tokens': 10})}")
     failures = runner.run_tests(con, project, set(MODELS))
+    con.close()
     assert failures == []
+    return path
+
+
+@pytest.fixture(scope="module")
+def tiny(tiny_path):
+    con = duckdb.connect(str(tiny_path), read_only=True)
     yield con
     con.close()
 
@@ -231,6 +239,21 @@ def test_convention_query_answers_the_question(tiny):
 def test_three_analyst_queries_exist():
     assert sorted(p.name for p in ANALYSES.glob("*.sql")) == [
         "author_project_cells.sql", "deprel_convention_vs_style.sql", "top_annotator_gaps.sql"]
+
+
+def test_report_shows_the_verdicts(tiny, tiny_path, tmp_path):
+    pytest.importorskip("matplotlib", reason="the report's charts need the 'audit' extra")
+    from sphragis import report
+
+    md_path = report.render_report(warehouse=tiny_path, leakage=tmp_path / "absent.json", out_dir=tmp_path / "r")
+    md = md_path.read_text(encoding="utf-8")
+    # highlighted rows with their verdicts (figures from test_variation_arithmetic)
+    assert "| deprel | pre_merge | `vocative` | 5.00 | 0.00 | +5.000 | **convention** | 2 | 1 | 5 |" in md
+    assert "| deprel | pre_merge | `conj` | 15.00 | 20.00 | -5.000 | style | 2 | 1 | 5 |" in md
+    assert "| feats | pre_merge | `Gender=Com` | 10.00 | 0.00 | +10.000 | **convention** |" in md
+    assert "| deprel | `advmod` | `discourse` | 30.77 | 30.00 | 6.67 | convention | 20.00 | 20.00 | style |" in md
+    assert "no leakage report at" in md
+    assert {p.name for p in (tmp_path / "r").glob("*.png")} == {"variation.png", "merge_effects.png"}
 
 
 @pytest.mark.integration

@@ -8,6 +8,7 @@ tree_tokens as (select * from {{ ref('int_tree_tokens') }}),
 morphology as (select * from {{ ref('int_token_morphology') }}),
 tokens as (select * from {{ ref('int_tokens') }}),
 elision_marks as (select * from {{ ref('elision_marks') }}),
+psili_letters as (select * from {{ ref('elision_psili_letters') }}),
 
 elision_chars as (
     -- the elision marks listed in the seed, as one list of characters
@@ -40,6 +41,29 @@ forms as (
     cross join elision_chars as e
 ),
 
+psili_elided as (
+    -- a word-final letter carrying only a smooth breathing is an elision mark (or a numeral's
+    -- keraia) written as psili (UD Perseus: παῤ, δἰ, ἐκέλεὐ, ῤ for ρ’): the letter loses it and
+    -- U+2019 follows. A breathing is genuine only on a word-initial vowel, so the one exception is
+    -- a two-letter word-initial diphthong (εἰ, οὐ, αἰ, εὐ): a vowel after a vowel in a 2-letter word.
+    select
+        f.* exclude (form_trimmed),
+        case
+            when
+                p.base is not null
+                and (
+                    p.requires_preceding_consonant = 'false'
+                    or length(f.form_trimmed) <> 2
+                    or regexp_matches(strip_accents(lower(f.form_trimmed[1:1])), '[βγδζθκλμνξπρσςτφχψ]')
+                )
+                then left(f.form_trimmed, -1) || p.base || chr(8217)
+            else f.form_trimmed
+        end as form_trimmed,
+        f.form_trimmed as form_before_elision
+    from forms as f
+    left join psili_letters as p on right(f.form_trimmed, 1) = chr(('0x' || substr(p.codepoint, 3))::integer)
+),
+
 elided as (
     select
         *,
@@ -48,7 +72,7 @@ elided as (
                 then left(form_trimmed, -1) || chr(8217)
             else form_trimmed
         end as form_elided
-    from forms
+    from psili_elided
 ),
 
 normalized as (
@@ -83,8 +107,8 @@ final as (
         n.source_relation,
         n.source_head,
         n.source_form,
-        n.form_trimmed <> n.source_form as whitespace_normalized,
-        n.form_elided <> n.form_trimmed as elision_unified,
+        n.form_before_elision <> n.source_form as whitespace_normalized,
+        n.form_elided <> n.form_before_elision as elision_unified,
         n.form_nfc <> n.form_elided as nfc_changed,
         l.form <> n.form_nfc as lowercased
     from normalized as n

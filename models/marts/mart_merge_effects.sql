@@ -19,6 +19,7 @@ tokens as (
 ),
 
 rates as (select * from {{ ref('mart_rates') }}),
+
 variation as (select * from {{ ref('mart_variation') }}),
 
 cells as (
@@ -42,20 +43,53 @@ profiles as (
     group by all
 ),
 
-feats_parts as (
+profile_ids as (
     select
+        row_number() over (order by deprel_ud, deprel, upos_pre_merge, upos, feats_full, feats) as profile_id,
+        feats_full,
+        feats,
+        n
+    from profiles
+),
+
+pre_merge_feats as (
+    select
+        profile_id,
         n,
         pair,
-        split_part(pair, '=', 1) as feature,
-        string_split(coalesce(feats, ''), '|') as published_pairs
+        split_part(pair, '=', 1) as feature
     from (
         select
+            profile_id,
             n,
-            feats,
             unnest(string_split(coalesce(feats_full, ''), '|')) as pair
-        from profiles
-    )
+        from profile_ids
+    ) as pre_merge_pairs
     where pair <> ''
+),
+
+published_feats as (
+    select
+        profile_id,
+        pair,
+        split_part(pair, '=', 1) as feature
+    from (
+        select
+            profile_id,
+            unnest(string_split(coalesce(feats, ''), '|')) as pair
+        from profile_ids
+    ) as published_pairs
+    where pair <> ''
+),
+
+feats_parts as (
+    -- each pre-merge Feature=Value with the same feature's published value on the same tokens
+    select
+        pre.n,
+        pre.pair,
+        pub.pair as published_pair
+    from pre_merge_feats as pre
+    left join published_feats as pub on pre.profile_id = pub.profile_id and pre.feature = pub.feature
 ),
 
 pairs as (
@@ -76,7 +110,7 @@ pairs as (
     select
         'feats' as kind,
         pair as part_category,
-        list_filter(published_pairs, lambda p: starts_with(p, feature || '='))[1] as published_category,
+        published_pair as published_category,
         n
     from feats_parts
 ),
@@ -100,11 +134,11 @@ merge_map as (
         n_tokens
     from pair_counts
     qualify row_number() over (
-        partition by kind, part_category order by n_tokens desc, published_category
+        partition by kind, part_category order by n_tokens desc, published_category asc
     ) = 1
 ),
 
-merges as (
+merged_categories as (
     select
         kind,
         published_category,
@@ -132,7 +166,7 @@ final as (
         p.mean_rate_pct as part_mean_rate_pct,
         pv.mean_rate_pct as merged_mean_rate_pct
     from merge_map as m
-    inner join merges as g on m.kind = g.kind and m.published_category = g.published_category
+    inner join merged_categories as g on m.kind = g.kind and m.published_category = g.published_category
     inner join variation as p
         on m.kind = p.kind and p.scheme = 'pre_merge' and m.part_category = p.category
     inner join variation as pv

@@ -11,10 +11,15 @@
 with
 
 tree_tokens as (select * from {{ ref('int_tree_tokens') }}),
+
 morphology as (select * from {{ ref('int_token_morphology') }}),
+
 units as (select * from {{ ref('int_units') }}),
+
 curated as (select * from {{ ref('int_curated_sentences') }}),
+
 dedup_groups as (select * from {{ ref('int_dedup_groups') }}),
+
 eligible as (select * from {{ ref('int_eligible_sentences') }}),
 
 records as (

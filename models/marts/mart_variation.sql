@@ -51,7 +51,7 @@ author_means as (
             and r1.category = r2.category
             and r1.author = r2.author
             and r1.project < r2.project
-    where r1.author in (select author from multi_project_authors)
+    where r1.author in (select m.author from multi_project_authors as m)
     group by r1.kind, r1.scheme, r1.category, r1.author
 ),
 
@@ -71,7 +71,7 @@ project_means as (
             and r1.category = r2.category
             and r1.project = r2.project
             and r1.author < r2.author
-    where r1.project in (select project from multi_author_projects)
+    where r1.project in (select m.project from multi_author_projects as m)
     group by r1.kind, r1.scheme, r1.category, r1.project
 ),
 

@@ -5,14 +5,18 @@ select
     a.kind,
     a.category,
     a.project as project_1,
-    round(a.rate_pct, 2) as rate_1,
     b.project as project_2,
+    round(a.rate_pct, 2) as rate_1,
     round(b.rate_pct, 2) as rate_2,
     round(abs(a.rate_pct - b.rate_pct), 2) as gap_pp
 from mart_rates as a
 inner join mart_rates as b
-    on a.author = b.author and a.kind = b.kind and a.scheme = b.scheme
-    and a.category = b.category and a.project < b.project
+    on
+        a.author = b.author
+        and a.kind = b.kind
+        and a.scheme = b.scheme
+        and a.category = b.category
+        and a.project < b.project
 where a.scheme = 'pre_merge'
-order by gap_pp desc, a.author, a.category
+order by gap_pp desc, a.author asc, a.category asc
 limit 20

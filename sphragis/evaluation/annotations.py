@@ -1,0 +1,508 @@
+"""Named annotations rendered from the warehouse as CoNLL-U (SPEC §4, §5, §12; issue 8 item 4).
+
+The evaluation commands take, besides CoNLL-U files and the published UD fold files, annotations
+that the warehouse holds. A name is ``VIEW:SELECTION``.
+
+VIEW (which columns; every view drops punctuation tokens and artificial/placeholder nodes and
+uses the repaired, re-indexed trees of ``int_tree_tokens``):
+
+* ``published``: the model-facing units of ``int_units`` (SPEC §5): lowercased NFC forms and
+  lemmas, published UPOS / FEATS / DEPREL, XPOS ``_``. Any project.
+* ``native``: the native conversion of an AGDT-lineage tree to CoNLL-U (SPEC §3–§4): FORM =
+  the source form (NFC, surrounding whitespace trimmed, inner runs one space), LEMMA = the
+  normalized lemma, UPOS = the tag-derived UPOS (§3 mapping), XPOS = the normalized 9-position
+  tag, FEATS = ``feats_full`` (tag-derived, before the §5 type filter), HEAD from
+  ``int_tree_tokens``, DEPREL = the pre-merge UD v2 relation ``deprel_ud``. Projects agdt,
+  gorman, pedalion, harrington.
+* ``source``: a UD treebank's own annotation (pre-merge): FORM as for ``native``, LEMMA = the
+  normalized lemma (so lemma comparisons do not count case or homograph digits), UPOS =
+  ``upos_source`` and XPOS = the upstream XPOS (for UD Perseus its AGDT tag) and FEATS =
+  ``feats_source``, all verbatim, HEAD from ``int_tree_tokens`` (punctuation removed and its
+  dependents re-attached exactly as for the native trees), DEPREL = ``deprel_ud`` (the UD
+  DEPREL; a second root after the repair becomes ``parataxis``). Projects ud_perseus, ud_proiel,
+  ud_ptnk.
+
+SELECTION (which sentences, in which order, with which ``# sent_id``):
+
+* ``<fold>`` (``ud_perseus-test``, ``ud_proiel-dev``, …; :func:`folds.known_folds`): the
+  sentences of that UD file in file order; sent_id = the upstream ``# sent_id``.
+* ``<project>`` (``agdt``, ``gorman``, ``ud_proiel``, …): every sentence of the project, by file
+  path then position; sent_id = the upstream sent_id (UD projects) or ``<file name>@<sentence
+  id>`` (XML projects, the UD Perseus convention; unique per project).
+* ``agdt@ud_perseus-test`` / ``agdt@ud_perseus-dev``: the AGDT sentences that
+  ``mart_ud_perseus_agdt_overlap`` resolves the fold's sentences to, in the fold's order, each
+  with the UD sentence's sent_id, so that it aligns with ``<view>:ud_perseus-<split>``.
+
+Every sentence carries ``# sent_id``, ``# source_sentence = <project>:<path>#<upstream id>`` and
+``# text`` (its forms joined by single spaces). Sentences are *skipped*, each with a reason,
+rather than rendered wrongly: an unresolved overlap sentence (the mart's reason), a sentence with
+no surviving token, and, for ``agdt@…``, a sentence whose rendered forms differ from those of the
+UD sentence it stands for (same view; the reason names the first differing token) — scoring and
+drift need identical tokenization. :func:`align` restricts two annotations to their common
+sentences.
+
+All selection, joins and the token lines are SQL over the warehouse (read-only); Python only joins
+the returned lines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import duckdb
+
+from .. import config
+from . import folds
+
+__all__ = [
+    "NAMES_HELP",
+    "OVERLAP_SELECTIONS",
+    "VIEWS",
+    "Annotation",
+    "AnnotationName",
+    "RenderedSentence",
+    "Skipped",
+    "align",
+    "bucket_map",
+    "is_annotation_name",
+    "parse_name",
+    "render",
+]
+
+#: View → one-line description (the help text lists them in this order).
+VIEWS: dict[str, str] = {
+    "published": "model-facing units (SPEC §5): lowercased forms/lemmas, published UPOS/FEATS/DEPREL, XPOS _",
+    "native": "AGDT-lineage native conversion (SPEC §3-§4): tag-derived UPOS, XPOS = normalized "
+              "tag, FEATS = feats_full, DEPREL = pre-merge deprel_ud",
+    "source": "a UD treebank's own pre-merge annotation: UPOS, XPOS, FEATS verbatim, DEPREL = "
+              "deprel_ud, normalized lemma",
+}
+#: ``<project>@<fold>`` selections defined by an overlap mart: (project, fold) → fold split.
+OVERLAP_SELECTIONS: dict[tuple[str, str], str] = {
+    ("agdt", "ud_perseus-dev"): "dev",
+    ("agdt", "ud_perseus-test"): "test",
+}
+
+NAMES_HELP = """\
+Annotation names (for --gold, --pred, --a, --b and `render`): besides a CoNLL-U file path and a
+named UD fold file (ud_perseus-test, ud_proiel-dev, ... read as published from SPHRAGIS_DATA), an
+annotation held by the warehouse (SPHRAGIS_WAREHOUSE, read-only) is named VIEW:SELECTION.
+  VIEW       published  model-facing units (SPEC §5), any project
+             native     AGDT-lineage native conversion (SPEC §3-§4): tag-derived UPOS, XPOS =
+                        normalized AGDT tag, FEATS = feats_full, DEPREL = pre-merge UD v2 relation;
+                        agdt, gorman, pedalion, harrington
+             source     UD treebank's own pre-merge UPOS/XPOS/FEATS (verbatim) and DEPREL,
+                        normalized lemma; ud_perseus, ud_proiel, ud_ptnk
+             (all views: punctuation and artificial nodes removed, repaired trees of SPEC §4)
+  SELECTION  <fold>               a UD fold's sentences in file order (e.g. ud_perseus-test)
+             <project>            all sentences of a project (e.g. gorman)
+             agdt@ud_perseus-dev  the AGDT sentences the UD Perseus fold resolves to
+             agdt@ud_perseus-test (mart_ud_perseus_agdt_overlap), in fold order, UD sent_ids
+Examples: native:agdt@ud_perseus-test, source:ud_perseus-test, published:ud_proiel-test.
+Sentences that cannot be rendered with the fold's tokenization are skipped with a reason; when
+both inputs are warehouse annotations they are compared on their common sentences (by sent_id),
+and what was left out is reported."""
+
+
+# --------------------------------------------------------------------------------------------
+# Names
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AnnotationName:
+    """A parsed annotation name: ``view``, ``project`` (whose sentences are rendered), ``fold``
+    (a :class:`folds.Fold`: the fold selected, or the fold an overlap selection follows; ``None``
+    for a whole project) and ``via_overlap`` (``True`` for ``<project>@<fold>``)."""
+
+    name: str
+    view: str
+    project: str
+    fold: folds.Fold | None
+    via_overlap: bool
+
+
+def _projects() -> dict[str, str]:
+    """Project key → snapshot format (``conllu`` for UD projects), in pin-list order."""
+    out: dict[str, str] = {}
+    for snap in config.snapshots():
+        out.setdefault(snap["project"], snap.get("format", ""))
+    return out
+
+
+def is_annotation_name(spec: str) -> bool:
+    """True when ``spec`` has the form ``VIEW:…`` with a known VIEW (the rest is checked by
+    :func:`parse_name`)."""
+    view, sep, _ = spec.partition(":")
+    return bool(sep) and view in VIEWS
+
+
+def parse_name(name: str) -> AnnotationName:
+    """Parse ``VIEW:SELECTION`` (see the module docstring and :data:`NAMES_HELP`).
+
+    Raises:
+        ValueError: unknown view, project or fold; an overlap selection other than those of
+            :data:`OVERLAP_SELECTIONS`; a view not defined for the project (``native`` of a UD
+            project, ``source`` of an XML project). The message says what is accepted.
+    """
+    view, sep, selection = name.partition(":")
+    if not sep or view not in VIEWS:
+        raise ValueError(f"{name!r} is not an annotation name: expected VIEW:SELECTION with VIEW one of "
+                         f"{', '.join(VIEWS)}")
+    projects = _projects()
+    known = folds.known_folds()
+    fold: folds.Fold | None = None
+    via = False
+    if "@" in selection:
+        project, _, fold_name = selection.partition("@")
+        if (project, fold_name) not in OVERLAP_SELECTIONS:
+            raise ValueError(f"{name}: overlap selection {selection!r} is not defined; defined: "
+                             + ", ".join(f"{p}@{f}" for p, f in OVERLAP_SELECTIONS))
+        fold, via = known[fold_name], True
+    elif selection in known:
+        fold = known[selection]
+        project = fold.project
+    elif selection in projects:
+        project = selection
+    else:
+        raise ValueError(f"{name}: unknown selection {selection!r}; give a fold ({', '.join(known)}), "
+                         f"a project ({', '.join(projects)}) or "
+                         + " / ".join(f"{p}@{f}" for p, f in OVERLAP_SELECTIONS))
+    is_ud = projects[project] == "conllu"
+    if view == "native" and is_ud:
+        raise ValueError(f"{name}: the native view is the conversion of AGDT-lineage trees; {project} is a "
+                         f"UD treebank (use source:{selection})")
+    if view == "source" and not is_ud:
+        raise ValueError(f"{name}: the source view is a UD treebank's own annotation; {project} is an "
+                         f"AGDT-lineage treebank (use native:{selection})")
+    return AnnotationName(name, view, project, fold, via)
+
+
+# --------------------------------------------------------------------------------------------
+# SQL
+# --------------------------------------------------------------------------------------------
+
+# Selections: one row per wanted sentence with its order, sent_id, the UD sentence it must match
+# token for token (overlap selections only) and a reason when it cannot be rendered at all.
+_SELECT_FOLD = """
+    select
+        s.sentence_uid,
+        s.upstream_sentence_id as sent_id,
+        null::bigint as counterpart_uid,
+        null::varchar as reason,
+        row_number() over (order by s.sentence_pos) as ord
+    from int_sentences as s
+    where s.project = $project and s.path = $path
+"""
+_SELECT_PROJECT = """
+    select
+        s.sentence_uid,
+        case when $is_ud then s.upstream_sentence_id
+             else s.file_name || '@' || s.upstream_sentence_id end as sent_id,
+        null::bigint as counterpart_uid,
+        null::varchar as reason,
+        row_number() over (order by s.path, s.sentence_pos) as ord
+    from int_sentences as s
+    where s.project = $project
+"""
+_SELECT_OVERLAP = """
+    select
+        o.agdt_sentence_uid as sentence_uid,
+        o.ud_sent_id as sent_id,
+        o.ud_sentence_uid as counterpart_uid,
+        o.reason,
+        row_number() over (order by u.sentence_pos) as ord
+    from mart_ud_perseus_agdt_overlap as o
+    inner join int_sentences as u on o.ud_sentence_uid = u.sentence_uid
+    where o.fold = $split
+"""
+
+# Token rows of a view, for the sentences in `wanted` (selected sentences and their counterparts):
+# sentence_uid, i, form and the CoNLL-U columns 3-8 (NULL = '_').
+_TREE_TOKENS = """
+    select
+        t.sentence_uid,
+        t.i,
+        nfc_normalize(regexp_replace(trim(k.form), '\\s+', ' ', 'g')) as form,
+        m.lemma,
+        {upos} as upos,
+        {xpos} as xpos,
+        {feats} as feats,
+        t.head,
+        t.deprel_ud as deprel
+    from int_tree_tokens as t
+    inner join int_tokens as k on t.sentence_uid = k.sentence_uid and t.token_pos = k.token_pos
+    inner join int_token_morphology as m on t.sentence_uid = m.sentence_uid and t.token_pos = m.token_pos
+    where t.sentence_uid in (select w.sentence_uid from wanted as w)
+"""
+_TREE_COLUMNS = {
+    "native": {"upos": "m.upos", "xpos": "m.tag", "feats": "m.feats_full"},
+    "source": {"upos": "m.upos_source", "xpos": "m.postag", "feats": "m.feats_source"},
+}
+_PUBLISHED_TOKENS = """
+    select
+        u.sentence_uid,
+        t.tok.id as i,
+        t.tok.form as form,
+        t.tok.lemma as lemma,
+        t.tok.upos as upos,
+        null::varchar as xpos,
+        t.tok.feats as feats,
+        t.tok.head as head,
+        t.tok.deprel as deprel
+    from int_units as u, unnest(u.tokens) as t (tok)
+    where u.sentence_uid in (select w.sentence_uid from wanted as w)
+"""
+
+_RENDER = """
+with
+
+selection as ({selection}),
+
+wanted as (
+    select sentence_uid from selection where sentence_uid is not null
+    union
+    select counterpart_uid from selection where counterpart_uid is not null
+),
+
+tokens as ({tokens}),
+
+lines as (
+    select
+        sentence_uid,
+        i,
+        form,
+        concat_ws(
+            chr(9), i::varchar, form, coalesce(nullif(lemma, ''), '_'), coalesce(nullif(upos, ''), '_'),
+            coalesce(nullif(xpos, ''), '_'), coalesce(nullif(feats, ''), '_'), head::varchar, deprel, '_', '_'
+        ) as line
+    from tokens
+),
+
+sentences as (
+    select
+        sentence_uid,
+        list(form order by i) as forms,
+        string_agg(line, chr(10) order by i) as body
+    from lines
+    group by sentence_uid
+),
+
+compared as (
+    select
+        sel.ord,
+        sel.sent_id,
+        sel.sentence_uid,
+        sel.reason,
+        s.forms,
+        s.body,
+        c.forms as counterpart_forms,
+        sel.counterpart_uid is not null as has_counterpart,
+        list_position(
+            list_transform(list_zip(s.forms, c.forms), lambda p: coalesce(p[1] = p[2], false)), false
+        ) as first_diff
+    from selection as sel
+    left join sentences as s on sel.sentence_uid = s.sentence_uid
+    left join sentences as c on sel.counterpart_uid = c.sentence_uid
+),
+
+final as (
+    select
+        c.ord,
+        c.sent_id,
+        c.sentence_uid,
+        case
+            when c.reason is not null then c.reason
+            when c.forms is null then 'no token survives punctuation and artificial-node removal'
+            when c.has_counterpart and c.counterpart_forms is null
+                then 'the UD sentence has no token after punctuation removal'
+            when c.has_counterpart and c.first_diff is not null
+                then format(
+                    'tokenization differs from the UD sentence at token {}: {} vs {} ({} vs {} tokens)',
+                    c.first_diff,
+                    coalesce('''' || c.forms[c.first_diff] || '''', '<end>'),
+                    coalesce('''' || c.counterpart_forms[c.first_diff] || '''', '<end>'),
+                    len(c.forms), len(c.counterpart_forms)
+                )
+        end as skip_reason,
+        '# sent_id = ' || c.sent_id || chr(10)
+        || '# source_sentence = ' || si.project || ':' || si.path || '#' || si.upstream_sentence_id || chr(10)
+        || '# text = ' || array_to_string(c.forms, ' ') || chr(10)
+        || c.body as block,
+        len(c.forms) as n_words
+    from compared as c
+    left join int_sentences as si on c.sentence_uid = si.sentence_uid
+)
+
+select ord, sent_id, sentence_uid, skip_reason, case when skip_reason is null then block end as block,
+       n_words
+from final
+order by ord
+"""
+
+
+# --------------------------------------------------------------------------------------------
+# Rendering
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RenderedSentence:
+    """One rendered sentence: ``sent_id``, the warehouse ``sentence_uid`` whose annotation it is,
+    ``block`` (its CoNLL-U lines: comments then token lines, no trailing blank line) and
+    ``words`` (token lines)."""
+
+    sent_id: str
+    sentence_uid: int
+    block: str
+    words: int
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A selected sentence that was not rendered: ``sent_id`` and ``reason``."""
+
+    sent_id: str
+    reason: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"sent_id": self.sent_id, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class Annotation:
+    """A rendered annotation: its ``name``, the ``sentences`` in order and the ``skipped`` ones
+    (in selection order)."""
+
+    name: str
+    sentences: tuple[RenderedSentence, ...]
+    skipped: tuple[Skipped, ...]
+
+    @property
+    def text(self) -> str:
+        """The CoNLL-U text: every sentence block followed by a blank line ("" if empty)."""
+        return "".join(s.block + "\n\n" for s in self.sentences)
+
+    @property
+    def sent_ids(self) -> tuple[str, ...]:
+        return tuple(s.sent_id for s in self.sentences)
+
+    @property
+    def words(self) -> int:
+        return sum(s.words for s in self.sentences)
+
+
+def _sql(an: AnnotationName) -> tuple[str, dict[str, object]]:
+    if an.via_overlap:
+        selection = _SELECT_OVERLAP
+        params: dict[str, object] = {"split": OVERLAP_SELECTIONS[(an.project, an.fold.name)]}
+    elif an.fold is not None:
+        selection, params = _SELECT_FOLD, {"project": an.project, "path": an.fold.file}
+    else:
+        selection = _SELECT_PROJECT
+        params = {"project": an.project, "is_ud": _projects()[an.project] == "conllu"}
+    if an.view == "published":
+        tokens = _PUBLISHED_TOKENS
+    else:
+        tokens = _TREE_TOKENS.format(**_TREE_COLUMNS[an.view])
+    return _RENDER.format(selection=selection, tokens=tokens), params
+
+
+_REQUIRED = ("int_sentences", "int_tree_tokens", "int_tokens", "int_token_morphology", "int_units")
+
+
+def render(con: duckdb.DuckDBPyConnection, name: str | AnnotationName) -> Annotation:
+    """Render a named annotation from the warehouse (see the module docstring).
+
+    Args:
+        con: warehouse connection (read-only is enough) with the intermediate models and, for an
+            overlap selection, ``mart_ud_perseus_agdt_overlap``.
+        name: ``VIEW:SELECTION`` or a parsed :class:`AnnotationName`.
+
+    Returns:
+        :class:`Annotation`: sentences in selection order (10-column CoNLL-U token lines,
+        ``_`` for empty values, MISC and DEPS ``_``), and the skipped sentences with reasons.
+
+    Raises:
+        ValueError: a bad name (:func:`parse_name`); the selection matches no sentence at all.
+        RuntimeError: the warehouse lacks a model the rendering reads.
+    """
+    an = parse_name(name) if isinstance(name, str) else name
+    have = {r[0] for r in con.execute("select table_name from duckdb_tables()").fetchall()}
+    needed = _REQUIRED + (("mart_ud_perseus_agdt_overlap",) if an.via_overlap else ())
+    missing = [t for t in needed if t not in have]
+    if missing:
+        raise RuntimeError(f"{an.name}: the warehouse has no {', '.join(missing)}; rebuild it with "
+                           "`sphragis build`")
+    sql, params = _sql(an)
+    rows = con.execute(sql, params).fetchall()
+    if not rows:
+        raise ValueError(f"{an.name}: the warehouse holds no sentence of this selection")
+    sentences = tuple(RenderedSentence(sid, uid, block, n) for _, sid, uid, reason, block, n in rows
+                      if reason is None)
+    skipped = tuple(Skipped(sid, reason) for _, sid, _, reason, _, _ in rows if reason is not None)
+    return Annotation(an.name, sentences, skipped)
+
+
+def align(a: Annotation, b: Annotation) -> tuple[Annotation, Annotation, list[dict[str, str]]]:
+    """Restrict two annotations to the sentences both rendered, matched by sent_id, in ``a``'s order.
+
+    Returns:
+        ``(a', b', dropped)``: the restricted annotations (each keeps its own ``skipped`` list
+        plus the sentences dropped here) and the dropped sentences as dicts ``side`` (``a`` or
+        ``b``: the annotation that had the sentence), ``sent_id`` and ``reason``.
+
+    Raises:
+        ValueError: a sent_id occurs twice within one annotation (sentences cannot be matched).
+    """
+    for ann in (a, b):
+        ids = ann.sent_ids
+        if len(set(ids)) != len(ids):
+            dup = next(i for i in ids if ids.count(i) > 1)
+            raise ValueError(f"{ann.name}: sent_id {dup!r} occurs more than once; cannot align by sent_id")
+    b_by_id = {s.sent_id: s for s in b.sentences}
+    a_ids = set(a.sent_ids)
+    b_reasons = {s.sent_id: s.reason for s in b.skipped}
+    a_reasons = {s.sent_id: s.reason for s in a.skipped}
+    dropped: list[dict[str, str]] = []
+    for s in a.sentences:
+        if s.sent_id not in b_by_id:
+            why = b_reasons.get(s.sent_id, "not selected")
+            dropped.append({"side": "a", "sent_id": s.sent_id, "reason": f"not in {b.name}: {why}"})
+    for s in b.sentences:
+        if s.sent_id not in a_ids:
+            why = a_reasons.get(s.sent_id, "not selected")
+            dropped.append({"side": "b", "sent_id": s.sent_id, "reason": f"not in {a.name}: {why}"})
+    keep_a = tuple(s for s in a.sentences if s.sent_id in b_by_id)
+    keep_b = tuple(b_by_id[s.sent_id] for s in keep_a)
+    extra = {"a": [], "b": []}
+    for d in dropped:
+        extra[d["side"]].append(Skipped(d["sent_id"], d["reason"]))
+    return (Annotation(a.name, keep_a, a.skipped + tuple(extra["a"])),
+            Annotation(b.name, keep_b, b.skipped + tuple(extra["b"])), dropped)
+
+
+def bucket_map(con: duckdb.DuckDBPyConnection, annotation: Annotation, by: str) -> dict[str, str]:
+    """``sent_id → genre`` or ``sent_id → author`` of a rendered annotation (SPEC §6, §12).
+
+    Labels come from ``int_curated_sentences`` (the curated per-sentence attribution, whatever
+    the decision) of each sentence's own ``sentence_uid``.
+
+    Raises:
+        ValueError: ``by`` is not one of :data:`folds.BUCKET_COLUMNS`.
+    """
+    if by not in folds.BUCKET_COLUMNS:
+        raise ValueError(f"unknown bucket {by!r}; choose one of {', '.join(folds.BUCKET_COLUMNS)}")
+    column = folds.BUCKET_COLUMNS[by]
+    uids = [s.sentence_uid for s in annotation.sentences]
+    rows = con.execute(
+        f"select sentence_uid, {column} from int_curated_sentences "
+        f"where sentence_uid in (select unnest(?)) and {column} is not null", [uids]).fetchall()
+    label = dict(rows)
+    return {s.sent_id: label[s.sentence_uid] for s in annotation.sentences if s.sentence_uid in label}
+
+
+def names_in(specs: Iterable[str]) -> list[str]:
+    """The annotation names among ``specs`` (see :func:`is_annotation_name`)."""
+    return [s for s in specs if is_annotation_name(s)]

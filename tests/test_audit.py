@@ -1,0 +1,193 @@
+"""``sphragis audit`` (SPEC §11 leakage audit and text baseline) on a tiny synthetic export written
+with the export's column shapes (nested ``text``/``conllu``/``treebank_source``/``dedup_key``).
+
+The synthetic corpus separates the two signals on purpose: the *forms and lemmas* identify the
+author perfectly, while the *markup* depends only on the project (AGDT-style units attach the
+third token as ``obj``, UD-style units as ``conj``) and is identical for both authors. So a
+classifier that really sees markup only must be at chance for the author (exactly 0.5 on a
+balanced test split: identical features get identical predictions) and perfect for the project,
+and the text baseline must be perfect for the author.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+pytest.importorskip("sklearn", reason="the audit needs the 'audit' extra (scikit-learn)")
+
+from sphragis import audit, cli  # noqa: E402
+
+TOKEN = pa.struct([("id", pa.int64()), ("form", pa.string()), ("lemma", pa.string()), ("upos", pa.string()),
+                   ("feats", pa.string()), ("head", pa.int64()), ("deprel", pa.string())])
+SCHEMA = pa.schema([
+    ("id", pa.string()), ("author", pa.string()), ("text", pa.list_(pa.string())),
+    ("conllu", pa.list_(pa.list_(pa.list_(TOKEN)))), ("treebank_source", pa.list_(pa.string())),
+    ("dedup_key", pa.list_(pa.string())), ("split", pa.string()), ("held_out_source", pa.string()),
+])
+FORMS = {"Alpha": ("λόγος", "ἔχει", "θεόν"), "Beta": ("ἵππος", "τρέχει", "ὁδόν")}
+LEMMAS = {"Alpha": ("λόγος", "ἔχω", "θεός"), "Beta": ("ἵππος", "τρέχω", "ὁδός")}
+THIRD = {"AGDT 2.1": ("obj", 2), "UD Perseus": ("conj", 1)}  # deprel, head of token 3
+
+
+def _unit(author: str, source: str) -> tuple[str, list[list[dict]]]:
+    """(text, conllu unit) of one sentence: markup from the project, words from the author."""
+    f, lem = FORMS[author], LEMMAS[author]
+    rel, head = THIRD[source]
+    toks = [
+        {"id": 1, "form": f[0], "lemma": lem[0], "upos": "NOUN", "feats": "Case=Nom|Number=Sing", "head": 2,
+         "deprel": "nsubj"},
+        {"id": 2, "form": f[1], "lemma": lem[1], "upos": "VERB", "feats": "Mood=Ind|VerbForm=Fin", "head": 0,
+         "deprel": "root"},
+        {"id": 3, "form": f[2], "lemma": lem[2], "upos": "NOUN", "feats": "Case=Acc|Number=Sing", "head": head,
+         "deprel": rel},
+    ]
+    return " ".join(f), [toks]
+
+
+def _write(out: Path, cfg: str, split: str, rows: list[dict]) -> None:
+    path = out / "data" / cfg / f"{split}-00000-of-00001.parquet"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.Table.from_pylist(rows, schema=SCHEMA), path)
+
+
+def make_export(out: Path, chunk: int = 1, cfg: str = "sentence_1",
+                sizes: dict[str, int] | None = None) -> Path:
+    """Rows of ``chunk`` units; per split ``sizes[split]`` rows for each (author, project)."""
+    sizes = sizes or {"train": 10, "validation": 3, "test": 3}
+    n = 0
+    for split, per_cell in sizes.items():
+        rows = []
+        for author in FORMS:
+            for source in THIRD:
+                for _ in range(per_cell):
+                    units = [_unit(author, source) for _ in range(chunk)]
+                    keys = [f"{cfg}-{n}-{k}" for k in range(chunk)]
+                    n += 1
+                    rows.append({"id": keys[0], "author": author, "text": [t for t, _ in units],
+                                 "conllu": [c for _, c in units], "treebank_source": [source] * chunk,
+                                 "dedup_key": keys, "split": split,
+                                 "held_out_source": source if cfg.startswith("source") else None})
+        _write(out, cfg, split, rows)
+    return out
+
+
+@pytest.fixture(scope="module")
+def export(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("export")
+    make_export(out, 1, "sentence_1")
+    make_export(out, 5, "source_held_out_5", {"train": 4, "validation": 2, "test": 2})
+    return out
+
+
+@pytest.fixture(scope="module")
+def results(export):
+    return audit.run_audit(export, ("sentence_1", "source_held_out_5"))
+
+
+def test_markup_features_never_see_forms_or_lemmas(export):
+    files = audit.config_files(export, ("sentence_1",))
+    con, units = audit.load(files)
+    con.close()
+    words = {w for ws in (*FORMS.values(), *LEMMAS.values()) for w in ws}
+    assert units.markup_vocab, "no markup features extracted"
+    assert not [f for f in units.markup_vocab if any(w in f for w in words)]
+    # the vocabulary does carry the markup: relations, UPOS, FEATS, head distances, depth
+    for expected in ("d=obj", "d=conj", "u=VERB", "f=Case=Acc", "hd=-1", "hd=1", "depth=2", "hu=obj<VERB"):
+        assert expected in units.markup_vocab, expected
+    # while the character n-grams do see the words (the text baseline)
+    assert "λόγ" in units.text_vocab
+
+
+def test_markup_is_at_chance_for_author_and_text_is_not(results):
+    r = results["sentence_1"]
+    assert r["rows"] == {"train": 40, "validation": 12, "test": 12}
+    assert r["markup_author"]["test"]["accuracy"] == 0.5
+    assert r["markup_author"]["test"]["macro_f1"] <= 0.5
+    assert r["markup_project"]["test"] == {"accuracy": 1.0, "macro_f1": 1.0}
+    assert r["text_author"]["test"] == {"accuracy": 1.0, "macro_f1": 1.0}
+    assert r["text_author"]["validation"]["accuracy"] == 1.0
+    assert r["markup_author"]["majority"]["test"]["accuracy"] == 0.5
+
+
+def test_chunk_rows_sum_their_units(results):
+    r = results["source_held_out_5"]
+    assert (r["track"], r["chunk_size"]) == ("source_held_out", 5)
+    assert r["rows"] == {"train": 16, "validation": 8, "test": 8}
+    assert r["text_author"]["test"]["accuracy"] == 1.0
+    assert r["markup_author"]["test"]["accuracy"] == 0.5
+    assert r["eval_projects_not_in_train"] == []
+
+
+def test_chunk_project_is_the_most_frequent_source(tmp_path):
+    # two chunks with a 2-2-1 tie: the source of the earliest unit among the tied ones wins
+    rows = []
+    for i, sources in enumerate((["UD Perseus", "AGDT 2.1", "AGDT 2.1", "UD Perseus", "Gorman"],
+                                 ["Gorman", "AGDT 2.1", "AGDT 2.1", "UD Perseus", "UD Perseus"],
+                                 ["Gorman", "Gorman", "Gorman", "UD Perseus", "UD Perseus"])):
+        units = [_unit("Alpha", "AGDT 2.1") for _ in sources]
+        rows.append({"id": f"c{i}", "author": "Alpha", "text": [t for t, _ in units],
+                     "conllu": [c for _, c in units], "treebank_source": sources,
+                     "dedup_key": [f"c{i}-{k}" for k in range(5)], "split": "train", "held_out_source": None})
+    for split in audit.SPLITS:
+        _write(tmp_path, "sentence_5", split, rows)
+    con, units = audit.load(audit.config_files(tmp_path, ("sentence_5",)))
+    got = audit.split_rows(con, units, "sentence_5", "train")
+    con.close()
+    assert list(got.projects) == ["UD Perseus", "AGDT 2.1", "Gorman"]
+    assert got.incidence.shape == (3, 15) and got.incidence.sum() == 15
+
+
+def test_report_document_is_deterministic_and_complete(export, results):
+    again = audit.run_audit(export, ("sentence_1", "source_held_out_5"))
+    a, b = audit.report_document(results), audit.report_document(again)
+    assert json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+    text = json.dumps(a)
+    assert "seconds" not in text
+    cfg = a["configs"]["sentence_1"]
+    for key in ("markup_author", "markup_project", "text_author"):
+        assert set(cfg[key]) == {"test", "validation", "majority", "n_features", "n_classes"}
+    assert cfg["text_minus_markup_author"]["accuracy"] == 0.5
+    assert a["method"]["subsampling"].startswith("none")
+    assert a["track_gap"] == {}  # no chunk size has both tracks in this export
+
+
+def test_missing_config_names_the_file(tmp_path):
+    make_export(tmp_path, 1, "sentence_1")
+    with pytest.raises(audit.AuditError, match=r"sentence_5[/\\]train-00000-of-00001\.parquet"):
+        audit.config_files(tmp_path, ("sentence_1", "sentence_5"))
+
+
+def test_cli_writes_report_json_table_and_markdown(tmp_path, monkeypatch):
+    out = make_export(tmp_path / "out", 1, "sentence_1")
+    make_export(out, 1, "source_held_out_1", {"train": 6, "validation": 2, "test": 2})
+    warehouse = tmp_path / "wh.duckdb"
+    duckdb.connect(str(warehouse)).close()
+    monkeypatch.setenv("SPHRAGIS_WAREHOUSE", str(warehouse))
+    reports = tmp_path / "reports"
+    assert cli.main(["audit", "--out", str(out), "--config", "sentence_1", "--config", "source_held_out_1",
+                     "--quiet", "--report", "--report-dir", str(reports)]) == 0
+    doc = json.loads((out / "metadata" / "leakage_report.json").read_text(encoding="utf-8"))
+    assert sorted(doc["configs"]) == ["sentence_1", "source_held_out_1"]
+    gap = doc["track_gap"]["1"]["text_author"]["accuracy"]
+    assert gap == {"sentence": 1.0, "source_held_out": 1.0, "gap": 0.0}
+    con = duckdb.connect(str(warehouse), read_only=True)
+    rows = con.execute("select config, feature_set, target, eval_split, accuracy from audit_results "
+                       "where eval_split = 'test' and config = 'sentence_1' order by 2, 3").fetchall()
+    con.close()
+    assert rows == [("sentence_1", "markup", "author", "test", 0.5), ("sentence_1", "markup", "project", "test", 1.0),
+                    ("sentence_1", "text", "author", "test", 1.0)]
+    md = (reports / "variation_and_leakage.md").read_text(encoding="utf-8")
+    assert "| sentence_1 | 40 / 12 / 12 | 50.0 /" in md
+    assert "lacks mart_merge_effects, mart_variation" in md  # this warehouse has no variation marts
+    assert (reports / "leakage_audit.png").stat().st_size > 0
+
+
+def test_table_skipped_without_warehouse(results, tmp_path):
+    note = audit.write_table(results, tmp_path / "absent.duckdb")
+    assert "skipped" in note and "absent.duckdb" in note
