@@ -36,6 +36,9 @@ export: build  ## the main job: fetch + build + write the benchmark to SPHRAGIS_
 audit: install  ## leakage audit and text baselines over the export (SPEC §11)
 	$(SPHRAGIS) audit
 
+report: install  ## variation and leakage report (Markdown + charts) into reports/
+	$(SPHRAGIS) report
+
 test: install  ## run the test suite (integration tests build from ../shared/sources)
 	$(BIN)/python -m pytest
 

@@ -11,27 +11,40 @@ Layout of ``SPHRAGIS_OUT`` (default ``dist/sphragis``)::
     metadata/source_revisions.json  pinned snapshots and the files read from each
     metadata/leakage_report.json    SPEC §11 (written by ``sphragis audit``; absent until then)
 
-Every distinct published unit is rendered and re-parsed with the CoNLL 2018 loader before
-anything is written (SPEC §10). The directory is written beside the old one and swapped in only
-when complete (SPEC §13). Row order, column order and JSON key order are fixed, so two exports of
-the same warehouse are byte-identical.
+Rows and their order come from the narrow ``mart_benchmark_rows`` (keys, labels, chunk columns);
+the per-unit payload columns (``text``, ``conllu``, ``cts_urn``, ``passage``, ``treebank_source``,
+``dedup_key``, ``native_syntax``, ``source_records``, ``licenses``) are assembled here with Arrow
+from one table of the published units of ``int_eligible_sentences`` (:func:`fetch_units`,
+:func:`assemble_rows`): each row's unit ids index that table, so the nested values are copied with
+``take`` and regrouped with list offsets, never looped over in Python.
+
+Every distinct published unit is rendered and re-parsed with the CoNLL 2018 loader and checked
+against the SPEC §5 invariants before the export is swapped in (SPEC §10). The directory is written
+beside the old one and swapped in only when complete (SPEC §13). Row order, column order, Arrow
+types and JSON key order are fixed, so two exports of the same warehouse are byte-identical.
 """
 
 from __future__ import annotations
 
+import bisect
+import io
 import json
 import os
+import re
 import shutil
-import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import duckdb
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
+from udtools.udeval import UDError, load_conllu
 
 from sphragis import config
 
-from .conllu_units import validate_units
+from .conllu_units import UnitValidationError, check_invariants
 
 SPLITS = ("train", "validation", "test")
 CHUNK_SIZES = (1, 5, 10, 50)
@@ -48,6 +61,24 @@ CHUNK_COLUMNS = (
     "chunk_works", "chunk_is_mixed_work",
 )
 HELD_OUT_COLUMNS = ("held_out_source",)
+
+#: Columns assembled per unit from ``int_eligible_sentences`` (the others come from
+#: ``mart_benchmark_rows``).
+UNIT_COLUMNS = (
+    "text", "conllu", "cts_urn", "passage", "treebank_source", "dedup_key", "native_syntax", "source_records",
+    "licenses",
+)
+
+#: The published units as :func:`fetch_units` reads them (one row per unit, sorted by row_id).
+UNITS_QUERY = """
+    select row_id, text, tokens, cts_urn, passage, treebank_source, dedup_key, native_syntax, source_records,
+           licenses
+    from int_eligible_sentences
+    where row_id in (select row_id from mart_split_rows)
+    order by row_id"""
+
+#: Units per document handed to the CoNLL 2018 loader at once (bounds its memory).
+VALIDATION_BATCH = 10_000
 
 PARQUET_OPTIONS = {"compression": "zstd", "compression_level": 9, "row_group_size": 2_000, "write_statistics": True}
 
@@ -82,33 +113,222 @@ def _records(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = Non
     return [dict(zip(names, row)) for row in cur.fetchall()]
 
 
-def validate_published_units(con: duckdb.DuckDBPyConnection) -> int:
+def fetch_units(con: duckdb.DuckDBPyConnection) -> pa.Table:
+    """Every published unit (a row_id of ``mart_split_rows``) with its payload, as one Arrow table.
+
+    Returns:
+        Columns ``row_id``, ``text``, ``tokens`` (list<struct<id, form, lemma, upos, feats, head,
+        deprel>>), ``cts_urn``, ``passage``, ``treebank_source``, ``dedup_key``, ``native_syntax``
+        (list<struct>), ``source_records`` (list<struct>), ``licenses`` (list<string>), in DuckDB's
+        Arrow types; one row per unit, sorted by row_id; chunks combined.
+    """
+    return con.sql(UNITS_QUERY).to_arrow_table().combine_chunks()
+
+
+def _list(offsets: pa.Array, values: pa.Array) -> pa.ListArray:
+    # list<l: ...>: the child name DuckDB gives its lists, so every list column has the same naming
+    return pa.ListArray.from_arrays(offsets, values, type=pa.list_(pa.field("l", values.type)))
+
+
+def _offsets(lists: pa.ListArray) -> pa.Array:
+    """int32 offsets of ``lists`` starting at 0 (a sliced array's offsets do not)."""
+    offsets = lists.offsets
+    return pc.subtract(offsets, offsets[0]) if len(offsets) and offsets[0].as_py() else offsets
+
+
+def _array(values: pa.Array | pa.ChunkedArray) -> pa.Array:
+    return values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+
+
+def _column(table: pa.Table, name: str) -> pa.Array:
+    return _array(table.column(name))
+
+
+def assemble_rows(rows: pa.Table, units: pa.Table, columns: Sequence[str]) -> pa.Table:
+    """The published table of one configuration split: ``rows`` with the unit payload filled in.
+
+    Args:
+        rows: one row per published row, in output order, with a ``unit_ids`` column
+            (list<string>: the row's row_ids in constituent order, ``[id]`` for _1 rows) and every
+            name of ``columns`` that is not in :data:`UNIT_COLUMNS`.
+        units: the table of :func:`fetch_units` (at least every unit ``rows`` refers to).
+        columns: the output columns, in order (:func:`columns_of`).
+
+    Returns:
+        A table with exactly ``columns``. Per row, with its units u_0..u_{k-1}: ``text``,
+        ``cts_urn``, ``passage``, ``treebank_source``, ``dedup_key`` = [u_i.<column>];
+        ``conllu`` = [[u_i.tokens]] (units → one sentence → tokens); ``native_syntax`` =
+        [u_i.native_syntax]; ``source_records`` = every record of u_0, then of u_1, …, each
+        with ``unit`` = i (int32) as first field; ``licenses`` = the distinct licenses of all
+        units, sorted. Unit-level nulls stay null entries.
+
+    Raises:
+        ExportError: a unit id of ``rows`` is not in ``units``, or a row has no unit list.
+    """
+    unit_ids = _column(rows, "unit_ids")
+    if unit_ids.null_count:
+        raise ExportError("mart_benchmark_rows: a row has no unit list")
+    row_offsets = _offsets(unit_ids)
+    flat_ids = unit_ids.flatten()
+    idx = pc.index_in(flat_ids, value_set=_column(units, "row_id"))
+    if idx.null_count:
+        missing = pc.filter(flat_ids, pc.is_null(idx))[0].as_py()
+        raise ExportError(f"unit {missing} of mart_benchmark_rows is not a published int_eligible_sentences row")
+    n_flat = len(flat_ids)
+
+    def take(name: str) -> pa.Array:
+        return pc.take(_column(units, name), idx)
+
+    payload: dict[str, pa.Array] = {}
+    for name in ("text", "cts_urn", "passage", "treebank_source", "dedup_key", "native_syntax"):
+        payload[name] = _list(row_offsets, take(name))
+    tokens = take("tokens")
+    payload["conllu"] = _list(row_offsets, _list(pa.array(range(n_flat + 1), pa.int32()), tokens))
+
+    # unit index of each flat unit within its row: position minus its row's first position
+    row_of_unit = pc.list_parent_indices(unit_ids)
+    unit_pos = pc.cast(pc.subtract(pa.array(range(n_flat), pa.int64()),
+                                   pc.take(pc.cast(row_offsets, pa.int64()), row_of_unit)), pa.int32())
+    records = take("source_records")
+    record_offsets = _offsets(records)
+    flat_records = records.flatten()
+    record_unit = pc.take(unit_pos, pc.list_parent_indices(records))
+    fields = [flat_records.type.field(i).name for i in range(flat_records.type.num_fields)]
+    records_with_unit = pa.StructArray.from_arrays([record_unit, *flat_records.flatten()], names=["unit", *fields])
+    payload["source_records"] = _list(pc.take(record_offsets, row_offsets), records_with_unit)
+
+    licenses = take("licenses")
+    pairs = pa.table({
+        "row": pc.take(row_of_unit, pc.list_parent_indices(licenses)),
+        "license": licenses.flatten(),
+    }).group_by(["row", "license"], use_threads=False).aggregate([]).sort_by([("row", "ascending"),
+                                                                              ("license", "ascending")])
+    counts = np.bincount(pairs.column("row").to_numpy(), minlength=rows.num_rows)
+    license_offsets = pa.array(np.concatenate([[0], np.cumsum(counts)]), pa.int32())
+    payload["licenses"] = _list(license_offsets, _column(pairs, "license"))
+
+    return pa.table({c: payload[c] if c in payload else _column(rows, c) for c in columns})
+
+
+def config_rows(con: duckdb.DuckDBPyConnection, config_name: str, split: str) -> pa.Table:
+    """The ``mart_benchmark_rows`` rows of one configuration split in output order (row_order),
+    with the non-payload columns of :func:`columns_of` plus ``unit_ids`` (constituent_ids, or
+    ``[id]`` for _1 rows)."""
+    cols = [c for c in columns_of(config_name) if c not in UNIT_COLUMNS]
+    return con.sql(
+        f"select {', '.join(cols)}, coalesce(constituent_ids, [id]) as unit_ids from mart_benchmark_rows "
+        "where config = $cfg and split = $split order by row_order",
+        params={"cfg": config_name, "split": split},
+    ).to_arrow_table()
+
+
+def write_config(con: duckdb.DuckDBPyConnection, units: pa.Table, config_name: str, split: str,
+                 path: Path) -> tuple[int, int]:
+    """Assemble and write one configuration split as Parquet (:data:`PARQUET_OPTIONS`).
+
+    Returns:
+        (rows, distinct authors).
+    """
+    rows = config_rows(con, config_name, split)
+    table = assemble_rows(rows, units, columns_of(config_name))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(table, path, **PARQUET_OPTIONS)
+    return table.num_rows, pc.count_distinct(table.column("author")).as_py()
+
+
+def _blank(values: pa.Array) -> pa.Array:
+    # render_conllu's _field: NULL or '' renders as '_'
+    strings = pc.cast(values, pa.string())
+    return pc.fill_null(pc.if_else(pc.equal(strings, ""), "_", strings), "_")
+
+
+def render_units(tokens: pa.ListArray | pa.ChunkedArray) -> pa.Array:
+    """CoNLL-U text of every unit of a ``tokens`` column (one sentence per unit), vectorized.
+
+    Equal, unit by unit, to ``conllu_units.render_conllu([tokens])``: ten tab-separated columns,
+    XPOS/DEPS/MISC ``_``, a NULL or empty field ``_``, every line ended by a newline and one blank
+    line after the sentence. (Only a NULL ``id`` or ``head`` differs: ``_`` here, ``None`` there;
+    the loader rejects both.)
+
+    Args:
+        tokens: list<struct<id, form, lemma, upos, feats, head, deprel>>, one entry per unit.
+
+    Returns:
+        A string array, one CoNLL-U document per unit.
+    """
+    tokens = _array(tokens)
+    flat = tokens.flatten()
+    f = {flat.type.field(i).name: col for i, col in enumerate(flat.flatten())}
+    underscore = pa.scalar("_")
+    lines = pc.binary_join_element_wise(
+        _blank(f["id"]), _blank(f["form"]), _blank(f["lemma"]), _blank(f["upos"]), underscore, _blank(f["feats"]),
+        _blank(f["head"]), _blank(f["deprel"]), underscore, underscore, "\t")
+    lines = pc.binary_join_element_wise(lines, pa.scalar(""), "\n")  # line + "\n"
+    per_unit = pc.binary_join(_list(_offsets(tokens), lines), "")
+    return pc.binary_join_element_wise(per_unit, pa.scalar(""), "\n")
+
+
+def _token_dicts(tokens: pa.ListArray | pa.ChunkedArray) -> list[dict]:
+    # one dict per token (CoNLL-U field names), built column-wise: much faster than to_pylist()
+    flat = _array(tokens).flatten()
+    names = [flat.type.field(i).name for i in range(flat.type.num_fields)]
+    columns = [col.to_pylist() for col in flat.flatten()]
+    return [dict(zip(names, values)) for values in zip(*columns)]
+
+
+def validate_units_table(units: pa.Table, batch: int = VALIDATION_BATCH) -> int:
+    """Validate every unit of ``units`` (SPEC §10); returns how many.
+
+    Each unit goes through ``conllu_units.check_invariants`` (SPEC §5 invariants, against its
+    ``text``), is rendered (:func:`render_units`) and the rendered documents are re-parsed, ``batch``
+    units at a time, with the CoNLL 2018 shared-task loader ``udtools.udeval.load_conllu`` (ten
+    columns, integer ids from 1, heads in range, exactly one root, no cycles, sentence termination).
+
+    Args:
+        units: columns ``row_id``, ``text`` and ``tokens`` as :func:`fetch_units` returns them.
+
+    Raises:
+        UnitValidationError: naming the first unit that fails (a loader error is traced back to
+            its unit by line number).
+    """
+    n = units.num_rows
+    for start in range(0, n, batch):
+        part = units.slice(start, batch)
+        ids = _column(part, "row_id").to_pylist()
+        texts = _column(part, "text").to_pylist()
+        tokens = _column(part, "tokens")
+        offsets = _offsets(tokens).to_pylist()
+        dicts = _token_dicts(tokens)
+        for i, (unit_id, text) in enumerate(zip(ids, texts)):
+            problem = check_invariants([dicts[offsets[i]:offsets[i + 1]]], text)
+            if problem:
+                raise UnitValidationError(unit_id, problem)
+        rendered = render_units(tokens)
+        newlines = pc.count_substring(rendered, "\n").to_numpy()
+        starts = (np.concatenate([[0], np.cumsum(newlines)[:-1]]) + 1).tolist()
+        document = pc.binary_join(_list(pa.array([0, len(rendered)], pa.int32()), rendered), "")[0].as_py()
+        try:
+            load_conllu(io.StringIO(document), "<published units>", {})
+        except UDError as exc:
+            m = re.search(r"line (\d+)", str(exc))
+            at = int(m.group(1)) if m else 1
+            # "ends at line N" points at the blank line closing the sentence: step back one line.
+            where = max(0, bisect.bisect_right(starts, max(1, at - 1)) - 1)
+            raise UnitValidationError(ids[where], f"CoNLL 2018 loader: {exc}") from None
+    return n
+
+
+def validate_published_units(con: duckdb.DuckDBPyConnection, units: pa.Table | None = None) -> int:
     """Render and re-parse every distinct published unit (SPEC §10); returns how many.
+
+    Args:
+        con: the warehouse.
+        units: :func:`fetch_units` of ``con`` if already fetched.
 
     Raises:
         UnitValidationError: naming the first unit that fails.
     """
-    cur = con.execute("""
-        select e.row_id, e.tokens, e.text
-        from int_eligible_sentences as e
-        where e.row_id in (select row_id from mart_split_rows)
-        order by e.row_id""")
-    n = 0
-    while batch := cur.fetchmany(20_000):
-        n += validate_units((rid, [tokens], text) for rid, tokens, text in batch)
-    return n
-
-
-def write_config(con: duckdb.DuckDBPyConnection, config_name: str, split: str, path: Path) -> int:
-    """Write one configuration split as Parquet; returns the row count."""
-    cols = columns_of(config_name)
-    table = con.sql(
-        f"select {', '.join(cols)} from mart_benchmark_rows where config = $cfg and split = $split order by row_order",
-        params={"cfg": config_name, "split": split},
-    ).to_arrow_table()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(table, path, **PARQUET_OPTIONS)
-    return table.num_rows
+    return validate_units_table(fetch_units(con) if units is None else units)
 
 
 def dataset_card(summary: dict[str, dict[str, dict]]) -> str:
@@ -156,10 +376,11 @@ def export(settings: config.Settings | None = None) -> dict:
     con = _open(settings)
     try:
         missing = [t for t in ("mart_benchmark_rows", "mart_split_rows", "int_eligible_sentences")
-                   if not con.execute("select 1 from duckdb_tables() where table_name = ?", [t]).fetchone()]
+                   if not con.execute("select 1 from duckdb_tables() where table_name = ?", [t]).fetchall()]
         if missing:
             raise ExportError(f"warehouse {settings.warehouse} lacks {', '.join(missing)}; rebuild it with `sphragis build`")
-        n_units = validate_published_units(con)
+        units = fetch_units(con)
+        n_units = validate_published_units(con, units)
         out = settings.out
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp = out.with_name(f"{out.name}.building-{os.getpid()}")
@@ -170,11 +391,10 @@ def export(settings: config.Settings | None = None) -> dict:
             for cfg in CONFIGS:
                 summary[cfg] = {}
                 for split in SPLITS:
-                    n = write_config(con, cfg, split, tmp / "data" / cfg / f"{split}-00000-of-00001.parquet")
-                    authors = con.execute(
-                        "select count(distinct author) from mart_benchmark_rows where config = ? and split = ?",
-                        [cfg, split]).fetchone()[0]
+                    n, authors = write_config(con, units, cfg, split,
+                                              tmp / "data" / cfg / f"{split}-00000-of-00001.parquet")
                     summary[cfg][split] = {"rows": n, "authors": authors}
+            del units
             (tmp / "metadata").mkdir()
             metadata.write_all(con, tmp, summary)
             leakage = out / "metadata" / "leakage_report.json"

@@ -74,9 +74,11 @@ class AuditError(RuntimeError):
 
 def _sklearn():
     """Import scikit-learn lazily (optional extra)."""
+    import importlib
+
     try:
-        import scipy.sparse  # noqa: F401
-        import sklearn  # noqa: F401
+        for name in ("scipy.sparse", "sklearn"):
+            importlib.import_module(name)
     except ImportError as exc:  # pragma: no cover - exercised only without the extra
         raise AuditError("the leakage audit needs scikit-learn: pip install 'sphragis-warehouse[audit]' "
                          f"(or the dev extra) ({exc})") from exc

@@ -3,13 +3,16 @@
 A build writes a new warehouse beside the old one (``<warehouse>.building-<pid>``) and renames it
 into place only when every model and data test succeeded, so an interrupted or failed build
 leaves the previous warehouse untouched. A lock file (``<warehouse>.lock``) makes a second
-concurrent build fail fast with the holder's pid and command.
+concurrent build fail fast with the holder's pid and command. A build killed outright (SIGKILL,
+power loss) cannot clean up: the next build, once it holds the lock, deletes the stale
+``<warehouse>.building-*`` files (:func:`remove_stale_builds`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import glob
 import json
 import os
 import shutil
@@ -68,6 +71,25 @@ def build_lock(target: Path):
         fh.truncate()
         fcntl.flock(fh, fcntl.LOCK_UN)
         fh.close()
+
+
+def remove_stale_builds(target: Path) -> list[Path]:
+    """Delete ``<target>.building-*`` files (and their WALs) left by builds that were killed.
+
+    Call only while holding :func:`build_lock`: no other build can be writing them then, so any
+    such file is the remains of an interrupted build (SPEC §13). Returns the paths removed.
+    """
+    removed = []
+    for stale in target.parent.glob(glob.escape(target.name) + ".building-*"):
+        try:
+            if stale.is_dir():
+                shutil.rmtree(stale)
+            else:
+                stale.unlink()
+        except FileNotFoundError:
+            continue
+        removed.append(stale)
+    return removed
 
 
 def _progress(con: Console) -> Progress:
@@ -150,8 +172,8 @@ def build(settings: config.Settings | None = None, *, reingest: bool = True, wor
     target.parent.mkdir(parents=True, exist_ok=True)
     summary = BuildSummary()
     with build_lock(target):
+        remove_stale_builds(target)
         tmp = target.with_name(f"{target.name}.building-{os.getpid()}")
-        tmp.unlink(missing_ok=True)
         try:
             if not reingest:
                 if not target.exists():
@@ -168,6 +190,9 @@ def build(settings: config.Settings | None = None, *, reingest: bool = True, wor
                 con.execute("checkpoint")
             finally:
                 con.close()
+            # A WAL left beside the old warehouse belongs to the old file: never let the new one
+            # replay it.
+            Path(str(target) + ".wal").unlink(missing_ok=True)
             os.replace(tmp, target)
         finally:
             tmp.unlink(missing_ok=True)

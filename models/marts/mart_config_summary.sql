@@ -29,7 +29,7 @@ counts as (
         split,
         count(distinct author) as authors,
         count(*) as rows,
-        sum(len(text)) as source_rows
+        sum(coalesce(chunk_size, 1)) as source_rows
     from benchmark_rows
     group by config, split
 ),

@@ -47,7 +47,6 @@ the returned lines.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 import duckdb
@@ -319,7 +318,7 @@ final as (
                 then 'the UD sentence has no token after punctuation removal'
             when c.has_counterpart and c.first_diff is not null
                 then format(
-                    'tokenization differs from the UD sentence at token {}: {} vs {} ({} vs {} tokens)',
+                    'tokenization differs from the UD sentence at token {{}}: {{}} vs {{}} ({{}} vs {{}} tokens)',
                     c.first_diff,
                     coalesce('''' || c.forms[c.first_diff] || '''', '<end>'),
                     coalesce('''' || c.counterpart_forms[c.first_diff] || '''', '<end>'),
@@ -501,8 +500,3 @@ def bucket_map(con: duckdb.DuckDBPyConnection, annotation: Annotation, by: str) 
         f"where sentence_uid in (select unnest(?)) and {column} is not null", [uids]).fetchall()
     label = dict(rows)
     return {s.sent_id: label[s.sentence_uid] for s in annotation.sentences if s.sentence_uid in label}
-
-
-def names_in(specs: Iterable[str]) -> list[str]:
-    """The annotation names among ``specs`` (see :func:`is_annotation_name`)."""
-    return [s for s in specs if is_annotation_name(s)]

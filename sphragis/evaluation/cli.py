@@ -6,17 +6,25 @@ Sub-commands:
   training-side overlap with the evaluation folds, read from the warehouse
   (``SPHRAGIS_WAREHOUSE``, opened read-only), and write the training-exclusion manifest
   (default ``reports/overlap_manifest.json``; see :mod:`sphragis.evaluation.overlap`).
-* ``sphragis eval score --gold FOLD|PATH --pred PATH [--bootstrap 999] [--seed 776]
+* ``sphragis eval score --gold INPUT --pred INPUT [--bootstrap 999] [--seed 776]
   [--confidence 0.95] [--by genre|author] [--json PATH]``: CoNLL 2018 F1 with gold
   tokenization and percentile-bootstrap CIs (:mod:`sphragis.evaluation.score`); ``--by`` buckets
-  the sentences with the works registry through the warehouse (:func:`folds.bucket_map`).
-* ``sphragis eval drift --a FOLD|PATH --b FOLD|PATH [--top 10] [--json PATH]``: convention
+  the sentences with the works registry through the warehouse (:func:`folds.bucket_map`, or
+  :func:`annotations.bucket_map` for a warehouse annotation).
+* ``sphragis eval drift --a INPUT --b INPUT [--top 10] [--json PATH]``: convention
   decomposition of ``b`` against ``a`` (:mod:`sphragis.evaluation.drift`).
+* ``sphragis eval render NAME [--out PATH]``: write a warehouse annotation as CoNLL-U.
 
-A FOLD is a named UD fold (``ud_perseus-test``, ``ud_proiel-dev``, …; :func:`folds.known_folds`),
-read as published from ``SPHRAGIS_DATA``; an existing file path is read as given. The evaluator
-calls the lemma metric ``Lemmas``; output here labels it ``Lemma`` (seed 001's name). Errors
-(tokenization mismatch, unknown fold, missing file, missing warehouse) are raised as
+An INPUT is an existing CoNLL-U file path; a named UD fold (``ud_perseus-test``,
+``ud_proiel-dev``, …; :func:`folds.known_folds`), read as published from ``SPHRAGIS_DATA``; or a
+warehouse annotation ``VIEW:SELECTION`` (``native:agdt@ud_perseus-test``,
+``source:ud_perseus-test``, ``published:ud_proiel-test``; :mod:`sphragis.evaluation.annotations`,
+rendered from the read-only warehouse). When both inputs of ``score`` or ``drift`` are warehouse
+annotations they are compared on their common sentences (matched by sent_id, in the first
+input's order); every sentence left out, by rendering or by that alignment, is printed with its
+reason and listed in the JSON under ``skipped``. The evaluator calls the lemma metric
+``Lemmas``; output here labels it ``Lemma`` (seed 001's name). Errors (tokenization mismatch,
+unknown fold or annotation, missing file, missing warehouse) are raised as
 ``ValueError``/``OSError``/``RuntimeError`` with one clear message, which ``sphragis.cli.main``
 prints before exiting with status 1.
 """
@@ -29,6 +37,7 @@ import os
 import re
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +93,103 @@ def score_table(result) -> str:
 
 
 # ------------------------------------------------------------------------------------------
+# inputs: files, named UD folds, warehouse annotations
+# ------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Input:
+    """A resolved command-line input: ``label`` (as given), CoNLL-U ``text`` and, for a
+    warehouse annotation, the rendered :class:`annotations.Annotation`."""
+
+    label: str
+    text: str
+    annotation: Any = None
+
+
+def _is_annotation(spec: str) -> bool:
+    from .annotations import is_annotation_name
+
+    return is_annotation_name(spec) and not Path(spec).expanduser().is_file()
+
+
+def _resolve_inputs(specs: list[tuple[str, str]], *, need_warehouse: bool = False
+                    ) -> tuple[list[_Input], list[dict[str, str]], duckdb.DuckDBPyConnection | None]:
+    """Resolve ``[(spec, role), ...]`` (role = ``--gold`` etc.) to :class:`_Input` objects.
+
+    Annotation names are parsed first (so a bad name fails before the warehouse is opened), then
+    the warehouse is opened read-only when an annotation is involved or ``need_warehouse``. When
+    exactly two inputs are both annotations they are aligned (:func:`annotations.align`).
+
+    Returns:
+        ``(inputs, dropped, con)``: ``dropped`` lists the sentences the alignment left out
+        (``side`` is the role); ``con`` is the open connection or ``None`` (the caller closes it).
+    """
+    from . import annotations, folds
+
+    parsed: dict[int, Any] = {}
+    for k, (spec, role) in enumerate(specs):
+        if _is_annotation(spec):
+            try:
+                parsed[k] = annotations.parse_name(spec)
+            except ValueError as exc:
+                raise ValueError(f"{role}: {exc}") from None
+    con = open_warehouse() if parsed or need_warehouse else None
+    try:
+        inputs: list[_Input] = []
+        for k, (spec, role) in enumerate(specs):
+            if k in parsed:
+                ann = annotations.render(con, parsed[k])
+                inputs.append(_Input(spec, ann.text, ann))
+            else:
+                label, text = folds.read_conllu(con, spec, role)
+                inputs.append(_Input(label, text))
+        dropped: list[dict[str, str]] = []
+        if len(inputs) == 2 and all(i.annotation is not None for i in inputs):
+            a, b, dropped = annotations.align(inputs[0].annotation, inputs[1].annotation)
+            roles = {"a": specs[0][1], "b": specs[1][1]}
+            dropped = [{**d, "side": roles[d["side"]]} for d in dropped]
+            inputs = [_Input(inputs[0].label, a.text, a), _Input(inputs[1].label, b.text, b)]
+    except BaseException:
+        if con is not None:
+            con.close()
+        raise
+    return inputs, dropped, con
+
+
+_MAX_LISTED = 20
+
+
+def _describe_inputs(pairs: list[tuple[str, _Input]], dropped: list[dict[str, str]]) -> list[str]:
+    """Header lines: ``role: label`` (plus the rendering counts of warehouse annotations), then
+    every skipped sentence with its reason (at most ``_MAX_LISTED`` per input)."""
+    lines = []
+    for role, inp in pairs:
+        ann = inp.annotation
+        if ann is None:
+            lines.append(f"{role}: {inp.label}")
+            continue
+        lines.append(f"{role}: {inp.label} (warehouse: {len(ann.sentences)} sentences, {ann.words} words; "
+                     f"{len(ann.skipped)} skipped)")
+    if dropped:
+        lines.append(f"compared on the common sentences: {len(dropped)} sentence(s) left out")
+    for role, inp in pairs:
+        ann = inp.annotation
+        if ann is None or not ann.skipped:
+            continue
+        lines.append(f"skipped from {role} {inp.label}:")
+        lines += [f"  {s.sent_id}: {s.reason}" for s in ann.skipped[:_MAX_LISTED]]
+        if len(ann.skipped) > _MAX_LISTED:
+            lines.append(f"  ... and {len(ann.skipped) - _MAX_LISTED} more (all in --json)")
+    return lines
+
+
+def _skipped_json(pairs: list[tuple[str, _Input]]) -> dict[str, list[dict[str, str]]]:
+    return {role: [s.to_dict() for s in inp.annotation.skipped]
+            for role, inp in pairs if inp.annotation is not None}
+
+
+# ------------------------------------------------------------------------------------------
 # sub-commands
 # ------------------------------------------------------------------------------------------
 
@@ -108,47 +214,76 @@ def _cmd_overlap(args: argparse.Namespace) -> int:
 
 
 def _cmd_score(args: argparse.Namespace) -> int:
-    from . import folds
-    from .score import score
+    from . import annotations, folds
+    from .score import parse_sentences, score
 
-    con = open_warehouse() if args.by else None
+    (gold, pred), dropped, con = _resolve_inputs([(args.gold, "--gold"), (args.pred, "--pred")],
+                                                 need_warehouse=bool(args.by))
     try:
-        gold_label, gold_text = folds.read_conllu(con, args.gold, "--gold")
-        pred_label, pred_text = folds.read_conllu(None, args.pred, "--pred")
         buckets = None
         if args.by:
-            if gold_label in folds.known_folds():
-                buckets = folds.bucket_map(con, args.by, fold=gold_label)
+            if gold.annotation is not None:
+                buckets = annotations.bucket_map(con, gold.annotation, args.by)
+            elif gold.label in folds.known_folds():
+                buckets = folds.bucket_map(con, args.by, fold=gold.label)
             else:
-                from .score import parse_sentences
-
-                ids = [s.sent_id for s in parse_sentences(gold_text, side="gold") if s.sent_id]
+                ids = [s.sent_id for s in parse_sentences(gold.text, side="gold") if s.sent_id]
                 buckets = folds.bucket_map(con, args.by, sent_ids=ids)
     finally:
         if con is not None:
             con.close()
-    result = score(gold_text, pred_text, bootstrap=args.bootstrap, seed=args.seed,
+    result = score(gold.text, pred.text, bootstrap=args.bootstrap, seed=args.seed,
                    confidence=args.confidence, buckets=buckets)
-    print(f"gold: {gold_label}\npred: {pred_label}" + (f"\nbuckets: {args.by}" if args.by else ""))
+    pairs = [("gold", gold), ("pred", pred)]
+    print("\n".join(_describe_inputs(pairs, dropped)) + (f"\nbuckets: {args.by}" if args.by else ""))
     print(score_table(result))
     if args.json:
-        _write_json(args.json, score_json(result, gold=gold_label, pred=pred_label, by=args.by))
+        doc = score_json(result, gold=gold.label, pred=pred.label, by=args.by)
+        if any(i.annotation is not None for _, i in pairs):
+            doc["skipped"] = _skipped_json(pairs)
+        _write_json(args.json, doc)
         print(f"scores written to {args.json}", file=sys.stderr)
     return 0
 
 
 def _cmd_drift(args: argparse.Namespace) -> int:
-    from . import folds
     from .drift import decompose
 
-    a_label, a_text = folds.read_conllu(None, args.a, "--a")
-    b_label, b_text = folds.read_conllu(None, args.b, "--b")
-    result = decompose(a_text, b_text, top=args.top)
-    print(f"a: {a_label}\nb: {b_label}")
+    (a, b), dropped, con = _resolve_inputs([(args.a, "--a"), (args.b, "--b")])
+    if con is not None:
+        con.close()
+    result = decompose(a.text, b.text, top=args.top)
+    pairs = [("a", a), ("b", b)]
+    print("\n".join(_describe_inputs(pairs, dropped)))
     print(result.format_report())
     if args.json:
-        _write_json(args.json, {"a": a_label, "b": b_label, **result.to_dict()})
+        doc = {"a": a.label, "b": b.label, **result.to_dict()}
+        if any(i.annotation is not None for _, i in pairs):
+            doc["skipped"] = _skipped_json(pairs)
+        _write_json(args.json, doc)
         print(f"decomposition written to {args.json}", file=sys.stderr)
+    return 0
+
+
+def _cmd_render(args: argparse.Namespace) -> int:
+    from . import annotations
+
+    an = annotations.parse_name(args.name)
+    t0 = time.perf_counter()
+    with open_warehouse() as con:
+        ann = annotations.render(con, an)
+    if args.out:
+        p = Path(args.out)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        tmp = p.with_name(f".{p.name}.tmp-{os.getpid()}")
+        tmp.write_text(ann.text, encoding="utf-8")
+        tmp.replace(p)
+    else:
+        sys.stdout.write(ann.text)
+    info = [f"{args.name}: {len(ann.sentences)} sentences, {ann.words} words, {len(ann.skipped)} skipped "
+            f"({time.perf_counter() - t0:.1f}s)" + (f"; written to {args.out}" if args.out else "")]
+    info += [f"  skipped {s.sent_id}: {s.reason}" for s in ann.skipped]
+    print("\n".join(info), file=sys.stderr)
     return 0
 
 
@@ -167,11 +302,16 @@ def _non_negative(text: str) -> int:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add ``eval`` (with ``overlap``, ``score``, ``drift``) to the ``sphragis`` CLI."""
-    fold_help = "a named UD fold (e.g. ud_perseus-test, ud_proiel-dev) or the path of a .conllu file"
+    """Add ``eval`` (with ``overlap``, ``score``, ``drift``, ``render``) to the ``sphragis`` CLI."""
+    from .annotations import NAMES_HELP
+
+    input_help = ("a CoNLL-U file path, a named UD fold (e.g. ud_perseus-test) or a warehouse "
+                  "annotation VIEW:SELECTION (e.g. native:agdt@ud_perseus-test; see `sphragis eval --help`)")
+    raw = argparse.RawDescriptionHelpFormatter
     e = subparsers.add_parser(
         "eval", help="evaluation toolkit: overlap manifests, scoring, convention drift (SPEC §12)",
-        description="The evaluation toolkit of the benchmark protocol (seed 001). Named folds are the "
+        formatter_class=raw, epilog=NAMES_HELP,
+        description="The evaluation toolkit of the benchmark protocol (seed 001). Named folds are the\n"
         "UD dev/test files as published, read from SPHRAGIS_DATA; the warehouse is SPHRAGIS_WAREHOUSE.")
     sub = e.add_subparsers(dest="eval_command", required=True)
 
@@ -187,12 +327,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     s = sub.add_parser(
         "score", help="CoNLL 2018 F1 of a prediction against a gold fold, with bootstrap CIs",
-        description="Score predicted CoNLL-U against gold with gold tokenization: UPOS, XPOS, UFeats, "
-        "AllTags, Lemma, UAS, LAS, CLAS, MLAS, BLEX as CoNLL 2018 F1 (udtools.udeval), with "
-        "percentile-bootstrap confidence intervals over sentences. Tokenization must match the gold "
+        formatter_class=raw, epilog=NAMES_HELP,
+        description="Score predicted CoNLL-U against gold with gold tokenization: UPOS, XPOS, UFeats,\n"
+        "AllTags, Lemma, UAS, LAS, CLAS, MLAS, BLEX as CoNLL 2018 F1 (udtools.udeval), with\n"
+        "percentile-bootstrap confidence intervals over sentences. Tokenization must match the gold\n"
         "exactly; the first difference is reported.")
-    s.add_argument("--gold", required=True, metavar="FOLD|PATH", help=fold_help)
-    s.add_argument("--pred", required=True, metavar="PATH", help="predicted CoNLL-U file")
+    s.add_argument("--gold", required=True, metavar="INPUT", help=f"gold: {input_help}")
+    s.add_argument("--pred", required=True, metavar="INPUT", help=f"prediction: {input_help}")
     s.add_argument("--bootstrap", type=_non_negative, default=999,
                    help="bootstrap resamples (default 999; 0 = no CI)")
     s.add_argument("--seed", type=int, default=776, help="resampling seed (default 776)")
@@ -205,12 +346,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     d = sub.add_parser(
         "drift", help="decompose the disagreement between two annotations of the same sentences",
-        description="Convention decomposition of annotation b against annotation a (a as gold): the "
-        "UFeats gap split into scheme-absent feature types and disagreement inside shared types "
-        "(per-type agreement), the LAS gap into attachment and label-only errors, and the top "
+        formatter_class=raw, epilog=NAMES_HELP,
+        description="Convention decomposition of annotation b against annotation a (a as gold): the\n"
+        "UFeats gap split into scheme-absent feature types and disagreement inside shared types\n"
+        "(per-type agreement), the LAS gap into attachment and label-only errors, and the top\n"
         "relation and UPOS confusion pairs. Both must have the same tokenization.")
-    d.add_argument("--a", required=True, metavar="FOLD|PATH", help=f"annotation a: {fold_help}")
-    d.add_argument("--b", required=True, metavar="FOLD|PATH", help=f"annotation b: {fold_help}")
+    d.add_argument("--a", required=True, metavar="INPUT", help=f"annotation a: {input_help}")
+    d.add_argument("--b", required=True, metavar="INPUT", help=f"annotation b: {input_help}")
     d.add_argument("--top", type=_non_negative, default=10, help="confusion pairs to list (default 10)")
     d.add_argument("--json", metavar="PATH", help="also write the decomposition as JSON")
     d.set_defaults(func=_cmd_drift)
+
+    r = sub.add_parser(
+        "render", help="write a warehouse annotation (VIEW:SELECTION) as CoNLL-U",
+        formatter_class=raw, epilog=NAMES_HELP,
+        description="Render an annotation the warehouse holds as CoNLL-U (to stdout, or --out);\n"
+        "counts and skipped sentences with their reasons go to stderr.")
+    r.add_argument("name", metavar="VIEW:SELECTION", help="e.g. native:agdt@ud_perseus-test")
+    r.add_argument("--out", "-o", metavar="PATH", help="write to PATH instead of stdout")
+    r.set_defaults(func=_cmd_render)

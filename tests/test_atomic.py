@@ -1,0 +1,299 @@
+"""Atomic, locked builds and exports (SPEC §13).
+
+Every test builds from the small real cuts in ``tests/fixtures/sources`` laid out as the eight
+pinned snapshots (see that folder's README for the upstream file of each), and builds only the
+early models (``--select int_tokens``), so each test takes seconds. A build is held mid-way
+deterministically: the child process runs the real CLI (``sphragis.cli.main(["build", ...])``)
+with ``sphragis.runner.run`` wrapped to write a marker file and sleep once ingest has written the
+raw tables into ``<warehouse>.building-<pid>``; the test then kills it or races it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from sphragis import build, cli, config
+
+FIXTURE_SOURCES = Path(__file__).resolve().parent / "fixtures" / "sources"
+
+#: fixture file → (snapshot, path inside the snapshot), per tests/fixtures/sources/README.md.
+FIXTURE_LAYOUT = {
+    "agdt_tlg0003.tlg001.perseus-grc1.1.tb.xml": ("agdt", "v2.1/Greek/texts/tlg0003.tlg001.perseus-grc1.1.tb.xml"),
+    "agdt-homer_tlg0012.tlg001.perseus-grc1_1.tb.xml": (
+        "agdt-homer-v1.6", "v1.6/greek/data/tlg0012.tlg001.perseus-grc1_1.tb.xml"),
+    "gorman_Lysias 1 bu1.xml": ("gorman", "xml versions/Lysias 1 bu1.xml"),
+    "pedalion_achar.xml": ("pedalion", "public/xml/achar.xml"),
+    "harrington_grctb.6941.1.tb.xml": (
+        "harrington", "public/xml/CITE_TREEBANK_XML/perseus/grctb/6941/grctb.6941.1.tb.xml"),
+    "ud-perseus_grc_perseus-ud-test.conllu": ("ud-perseus", "grc_perseus-ud-test.conllu"),
+    "ud-proiel_grc_proiel-ud-dev.conllu": ("ud-proiel", "grc_proiel-ud-dev.conllu"),
+    "ud-ptnk_grc_ptnk-ud-train.conllu": ("ud-ptnk", "grc_ptnk-ud-train.conllu"),
+}
+#: Early models only: ingest + staging + int_sentences/int_tokens run on the tiny sources.
+SELECT = ["int_tokens"]
+#: Sentences and tokens in the fixture cuts (3+2+2+2+2 XML sentences, 3+3+3 CoNLL-U sentences).
+FIXTURE_SENTENCES = 20
+
+HOLD_SCRIPT = """
+import pathlib, sys, time
+from sphragis import cli, runner
+marker = pathlib.Path(sys.argv[1])
+_run = runner.run
+def held(*args, **kwargs):
+    # ingest is done: the raw tables are in <warehouse>.building-<pid>; hold before the models
+    marker.write_text(str(__import__("os").getpid()))
+    time.sleep(float(sys.argv[2]))
+    return _run(*args, **kwargs)
+runner.run = held
+sys.exit(cli.main(sys.argv[3:]))
+"""
+
+
+def tiny_sources(root: Path, layout: dict[str, tuple[str, str]] | None = None) -> Path:
+    """Lay the fixture cuts out as an unpacked ``SPHRAGIS_DATA`` (``<root>/<snapshot>/<path>``)."""
+    for name, (snapshot, rel) in (layout or FIXTURE_LAYOUT).items():
+        dest = root / snapshot / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(FIXTURE_SOURCES / name, dest)
+    return root
+
+
+def tiny_settings(base: Path) -> config.Settings:
+    """Settings whose data dir holds the fixture layout; warehouse and export under ``base``."""
+    return config.Settings(mirror=base / "no-mirror", data=tiny_sources(base / "data"),
+                           warehouse=base / "warehouse.duckdb", out=base / "sphragis")
+
+
+def settings_env(settings: config.Settings) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(SPHRAGIS_DATA=str(settings.data), SPHRAGIS_WAREHOUSE=str(settings.warehouse),
+               SPHRAGIS_OUT=str(settings.out), SPHRAGIS_MIRROR=str(settings.mirror))
+    return env
+
+
+def use_settings(monkeypatch, settings: config.Settings) -> None:
+    """Point the environment (hence ``config.settings()`` and the CLI) at ``settings``."""
+    for k, v in settings_env(settings).items():
+        if k.startswith("SPHRAGIS_"):
+            monkeypatch.setenv(k, v)
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def table_counts(path: Path) -> dict[str, int]:
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        names = [r[0] for r in con.execute(
+            "select table_name from duckdb_tables() where not internal order by 1").fetchall()]
+        return {n: con.execute(f'select count(*) from "{n}"').fetchone()[0] for n in names}
+    finally:
+        con.close()
+
+
+def start_held_build(settings: config.Settings, marker: Path, hold: float = 120.0,
+                     args: tuple[str, ...] = ("build", "--select", "int_tokens")) -> subprocess.Popen:
+    """Start ``sphragis build`` in a child that stops after ingest until killed; wait for that point."""
+    proc = subprocess.Popen([sys.executable, "-c", HOLD_SCRIPT, str(marker), str(hold), *args],
+                            env=settings_env(settings), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 180
+    while not marker.exists():
+        if proc.poll() is not None:
+            out, err = proc.communicate()
+            pytest.fail(f"held build exited early ({proc.returncode}): {err.decode(errors='replace')[-2000:]}")
+        if time.monotonic() > deadline:
+            proc.kill()
+            pytest.fail("held build did not reach the models within 180 s")
+        time.sleep(0.05)
+    return proc
+
+
+def kill(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        os.kill(proc.pid, signal.SIGKILL)
+    proc.communicate(timeout=60)
+
+
+@pytest.fixture()
+def good(tmp_path):
+    """A previous good warehouse built from the fixture sources: (settings, sha256, table counts)."""
+    settings = tiny_settings(tmp_path)
+    build.build(settings, select=SELECT)
+    counts = table_counts(settings.warehouse)
+    assert counts["raw_sentences"] == FIXTURE_SENTENCES and counts["int_tokens"] > 0
+    return settings, sha256(settings.warehouse), counts
+
+
+def test_killed_build_leaves_previous_warehouse_intact_and_next_build_cleans_up(good, tmp_path):
+    settings, digest, counts = good
+    proc = start_held_build(settings, tmp_path / "held")
+    building = settings.warehouse.with_name(f"{settings.warehouse.name}.building-{proc.pid}")
+    assert building.exists(), "the build writes beside the warehouse"
+    kill(proc)
+    assert proc.returncode == -signal.SIGKILL
+
+    # the previous warehouse is byte-for-byte the same and readable with the same tables
+    assert sha256(settings.warehouse) == digest
+    assert table_counts(settings.warehouse) == counts
+    # SIGKILL left the half-written file behind ...
+    assert building.exists()
+
+    # ... the next build takes the (released) lock, removes it and succeeds
+    build.build(settings, select=SELECT)
+    leftovers = sorted(p.name for p in settings.warehouse.parent.glob("warehouse.duckdb.building-*"))
+    assert leftovers == []
+    assert not Path(str(settings.warehouse) + ".wal").exists()
+    assert table_counts(settings.warehouse) == counts
+
+
+def test_concurrent_build_fails_fast_naming_the_lock_holder(good, tmp_path, monkeypatch, capsys):
+    settings, digest, counts = good
+    proc = start_held_build(settings, tmp_path / "held")
+    try:
+        t0 = time.monotonic()
+        with pytest.raises(build.BuildLocked) as exc:
+            build.build(settings, select=SELECT)
+        assert time.monotonic() - t0 < 5, "a second build must fail fast, not wait"
+        assert f"pid {proc.pid}" in str(exc.value)
+        assert str(settings.warehouse) in str(exc.value)
+
+        # the CLI prints the same as one line and exits 1
+        use_settings(monkeypatch, settings)
+        assert cli.main(["build", "--select", "int_tokens"]) == 1
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "another build is running" in err[0] and f"pid {proc.pid}" in err[0]
+        assert "Traceback" not in err[0]
+        # a models-only rebuild is a build too
+        with pytest.raises(build.BuildLocked):
+            build.build(settings, reingest=False, select=SELECT)
+    finally:
+        kill(proc)
+    assert sha256(settings.warehouse) == digest
+    # once the holder is gone the lock is free again
+    build.build(settings, select=SELECT)
+    assert table_counts(settings.warehouse) == counts
+
+
+def test_failed_build_keeps_previous_warehouse(good, monkeypatch):
+    """A model error (not a kill) also leaves the old warehouse and no temporary file."""
+    settings, digest, counts = good
+    from sphragis import runner
+
+    def broken(*args, **kwargs):
+        raise runner.ModelError("model int_tokens (models/intermediate/int_tokens.sql) failed: injected")
+
+    monkeypatch.setattr(runner, "run", broken)
+    with pytest.raises(runner.ModelError):
+        build.build(settings, select=SELECT)
+    assert sha256(settings.warehouse) == digest
+    assert list(settings.warehouse.parent.glob("warehouse.duckdb.building-*")) == []
+
+
+def test_stale_building_file_of_a_dead_build_is_removed_under_the_lock(tmp_path):
+    target = tmp_path / "warehouse.duckdb"
+    target.write_bytes(b"old")
+    stale = [tmp_path / "warehouse.duckdb.building-999999", tmp_path / "warehouse.duckdb.building-999999.wal"]
+    for p in stale:
+        p.write_bytes(b"half-written")
+    other = tmp_path / "other.duckdb.building-1"
+    other.write_bytes(b"not ours")
+    with build.build_lock(target):
+        removed = build.remove_stale_builds(target)
+    assert sorted(removed) == sorted(stale)
+    assert not any(p.exists() for p in stale)
+    assert other.exists() and target.read_bytes() == b"old"
+
+
+# ---- export atomicity (SPEC §13): the directory is written beside the old one, swapped on success
+
+
+def _tree_digest(root: Path) -> dict[str, str]:
+    return {p.relative_to(root).as_posix(): sha256(p) for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def _previous_export(out: Path) -> dict[str, str]:
+    """A previous export directory (what a user already has); returns its file digests."""
+    (out / "data" / "sentence_1").mkdir(parents=True)
+    (out / "metadata").mkdir()
+    (out / "README.md").write_text("---\nconfigs: []\n---\n# previous export\n", encoding="utf-8")
+    (out / "data" / "sentence_1" / "train-00000-of-00001.parquet").write_bytes(b"PAR1 previous PAR1")
+    (out / "metadata" / "build_report.json").write_text('{"previous": true}\n', encoding="utf-8")
+    return _tree_digest(out)
+
+
+def _export_warehouse(path: Path, *, bad_unit: bool, benchmark_rows_ok: bool) -> None:
+    """The three tables the exporter reads first, by hand: one published unit (``r1``), valid or
+    with a UPOS outside the published inventory; ``mart_benchmark_rows`` with or without its columns."""
+    con = duckdb.connect(str(path))
+    upos2 = "CCONJ" if bad_unit else "ADV"
+    con.execute(f"""
+        create table int_eligible_sentences as
+        select 'r1' as row_id, 'λόγος καὶ' as text,
+               [{{'id': 1, 'form': 'λόγος', 'lemma': 'λόγος', 'upos': 'NOUN', 'feats': null, 'head': 0, 'deprel': 'root'}},
+                {{'id': 2, 'form': 'καὶ', 'lemma': 'καί', 'upos': '{upos2}', 'feats': null, 'head': 1, 'deprel': 'advmod'}}]
+               as tokens""")
+    con.execute("create table mart_split_rows as select 'r1' as row_id, 'train' as split")
+    if benchmark_rows_ok:
+        con.execute("create table mart_benchmark_rows as select 'r1' as id, 'sentence_1' as config, 'train' as split")
+    else:
+        con.execute("create table mart_benchmark_rows as select 1 as unrelated")
+    con.close()
+
+
+def test_export_with_an_invalid_unit_leaves_previous_export_untouched(tmp_path, monkeypatch, capsys):
+    settings = config.Settings(mirror=tmp_path, data=tmp_path / "data", warehouse=tmp_path / "wh.duckdb",
+                               out=tmp_path / "sphragis")
+    before = _previous_export(settings.out)
+    _export_warehouse(settings.warehouse, bad_unit=True, benchmark_rows_ok=True)
+    from sphragis.export import writer
+    from sphragis.export.conllu_units import UnitValidationError
+
+    with pytest.raises(UnitValidationError) as exc:
+        writer.export(settings)
+    assert exc.value.unit_id == "r1" and "CCONJ" in str(exc.value)
+    assert _tree_digest(settings.out) == before
+    assert [p.name for p in tmp_path.iterdir() if ".building-" in p.name or ".old-" in p.name] == []
+
+    use_settings(monkeypatch, settings)
+    assert cli.main(["export"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "published unit r1" in err[0] and "Traceback" not in err[0]
+    assert _tree_digest(settings.out) == before
+
+
+def test_export_failing_while_writing_leaves_previous_export_untouched(tmp_path, monkeypatch):
+    """Validation passes, then writing the first configuration fails inside the new directory
+    (``mart_benchmark_rows`` lacks its columns): the old one stays, the new one is removed."""
+    settings = config.Settings(mirror=tmp_path, data=tmp_path / "data", warehouse=tmp_path / "wh.duckdb",
+                               out=tmp_path / "sphragis")
+    before = _previous_export(settings.out)
+    _export_warehouse(settings.warehouse, bad_unit=False, benchmark_rows_ok=False)
+    from sphragis.export import writer
+
+    written_into: list[Path] = []
+    write_config = writer.write_config
+
+    def spy(con, config_name, split, path):
+        written_into.append(path)
+        return write_config(con, config_name, split, path)
+
+    monkeypatch.setattr(writer, "write_config", spy)
+    with pytest.raises(duckdb.Error):
+        writer.export(settings)
+    # the failure happened while writing beside the old directory, not in it
+    assert written_into and settings.out not in written_into[0].parents
+    assert written_into[0].parents[2].name.startswith("sphragis.building-")
+    assert not written_into[0].parents[2].exists()
+    assert _tree_digest(settings.out) == before
+    assert [p.name for p in tmp_path.iterdir() if ".building-" in p.name or ".old-" in p.name] == []
