@@ -273,7 +273,7 @@ def test_bucket_map_of_an_annotation(tiny):
     assert annotations.bucket_map(tiny, ann, "author") == {f"{ATH}@1": "Athenaeus"}
 
 
-def test_render_needs_the_overlap_mart(tmp_path):
+def test_render_needs_the_warehouse_models(tmp_path):
     con = duckdb.connect(str(tmp_path / "empty.duckdb"))
     with pytest.raises(RuntimeError, match="the warehouse has no int_sentences"):
         annotations.render(con, "native:agdt@ud_perseus-test")

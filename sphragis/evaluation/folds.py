@@ -76,7 +76,8 @@ def _fold(name: str) -> Fold:
     folds = known_folds()
     if name not in folds:
         raise ValueError(f"unknown fold {name!r}; known folds: {', '.join(folds)} "
-                         "(or give the path of a .conllu file)")
+                         "(or give the path of a .conllu file, or a warehouse annotation "
+                         "VIEW:SELECTION: see `sphragis eval --help`)")
     return folds[name]
 
 
