@@ -30,8 +30,9 @@ build: fetch  ## ingest every treebank and build the SQL models into SPHRAGIS_WA
 rebuild: install  ## rebuild the SQL models without re-ingesting
 	$(SPHRAGIS) build --models-only
 
-export: build  ## the main job: fetch + build + write the benchmark to SPHRAGIS_OUT
+export: build  ## the main job: fetch + build + write the benchmark (+ leakage report) to SPHRAGIS_OUT
 	$(SPHRAGIS) export
+	$(SPHRAGIS) audit
 
 audit: install  ## leakage audit and text baselines over the export (SPEC §11)
 	$(SPHRAGIS) audit

@@ -144,9 +144,11 @@ def validate_units(units: Iterable[tuple[str, Unit, str]]) -> int:
         import bisect
         import re
 
-        m = re.search(r"line (\d+)", str(exc))
-        at = int(m.group(1)) if m else 1
-        # "ends at line N" points at the blank line closing the sentence: step back one line.
-        idx = max(0, bisect.bisect_right(starts, max(1, at - 1)) - 1)
+        # Sentence-level errors ("... the sentence that ends at [line] N": cycles, roots, heads out
+        # of range) name the blank line closing the sentence, so the unit holds line N - 1;
+        # token-level errors ("... at line N") name the token's own line.
+        m = re.search(r"\bat (?:line )?(\d+)", str(exc))
+        at = (int(m.group(1)) - (1 if "ends at" in str(exc) else 0)) if m else line - 1
+        idx = max(0, bisect.bisect_right(starts, at) - 1)
         raise UnitValidationError(ids[idx], f"CoNLL 2018 loader: {exc}") from None
     return n

@@ -9,7 +9,7 @@ Layout of ``SPHRAGIS_OUT`` (default ``dist/sphragis``)::
     metadata/dataset_variants.json  every config: authors, rows per split, chunk ids, exclusions
     metadata/build_report.json      SPEC §6–§8 counts, repairs, rejects, held-out choices
     metadata/source_revisions.json  pinned snapshots and the files read from each
-    metadata/leakage_report.json    SPEC §11 (written by ``sphragis audit``; absent until then)
+    metadata/leakage_report.json    SPEC §11 (written by ``sphragis audit`` after the export; `make export` runs it)
 
 Rows and their order come from the narrow ``mart_benchmark_rows`` (keys, labels, chunk columns);
 the per-unit payload columns (``text``, ``conllu``, ``cts_urn``, ``passage``, ``treebank_source``,
@@ -18,15 +18,17 @@ from one table of the published units of ``int_eligible_sentences`` (:func:`fetc
 :func:`assemble_rows`): each row's unit ids index that table, so the nested values are copied with
 ``take`` and regrouped with list offsets, never looped over in Python.
 
-Every distinct published unit is rendered and re-parsed with the CoNLL 2018 loader and checked
-against the SPEC §5 invariants before the export is swapped in (SPEC §10). The directory is written
-beside the old one and swapped in only when complete (SPEC §13). Row order, column order, Arrow
-types and JSON key order are fixed, so two exports of the same warehouse are byte-identical.
+Every distinct published unit is checked against the SPEC §5 invariants, rendered and re-parsed
+with the CoNLL 2018 loader before anything is written (SPEC §10; :func:`validate_units_table`).
+The directory is written beside the old one and swapped in only when complete (SPEC §13). Row
+order, column order, Arrow types and JSON key order are fixed, so two exports of the same
+warehouse are byte-identical.
 """
 
 from __future__ import annotations
 
 import bisect
+import gc
 import io
 import json
 import os
@@ -78,7 +80,7 @@ UNITS_QUERY = """
     order by row_id"""
 
 #: Units per document handed to the CoNLL 2018 loader at once (bounds its memory).
-VALIDATION_BATCH = 10_000
+VALIDATION_BATCH = 2_500
 
 PARQUET_OPTIONS = {"compression": "zstd", "compression_level": 9, "row_group_size": 2_000, "write_statistics": True}
 
@@ -183,11 +185,11 @@ def assemble_rows(rows: pa.Table, units: pa.Table, columns: Sequence[str]) -> pa
     for name in ("text", "cts_urn", "passage", "treebank_source", "dedup_key", "native_syntax"):
         payload[name] = _list(row_offsets, take(name))
     tokens = take("tokens")
-    payload["conllu"] = _list(row_offsets, _list(pa.array(range(n_flat + 1), pa.int32()), tokens))
+    payload["conllu"] = _list(row_offsets, _list(pa.array(np.arange(n_flat + 1, dtype=np.int32)), tokens))
 
     # unit index of each flat unit within its row: position minus its row's first position
     row_of_unit = pc.list_parent_indices(unit_ids)
-    unit_pos = pc.cast(pc.subtract(pa.array(range(n_flat), pa.int64()),
+    unit_pos = pc.cast(pc.subtract(pa.array(np.arange(n_flat, dtype=np.int64)),
                                    pc.take(pc.cast(row_offsets, pa.int64()), row_of_unit)), pa.int32())
     records = take("source_records")
     record_offsets = _offsets(records)
@@ -276,6 +278,42 @@ def _token_dicts(tokens: pa.ListArray | pa.ChunkedArray) -> list[dict]:
     return [dict(zip(names, values)) for values in zip(*columns)]
 
 
+def _unit_at(message: str, starts: list[int]) -> int:
+    """Index of the unit a ``load_conllu`` error points at, from its 1-based line number.
+
+    ``starts`` are the units' first lines. Sentence-level errors ("... the sentence that ends at
+    [line] N") name the blank line closing the sentence, so the unit is the one holding line N - 1;
+    token-level errors ("... at line N") name the token's own line; an error without a line (the
+    file does not end with an empty line) is at the end of the document.
+    """
+    m = re.search(r"\bat (?:line )?(\d+)", message)
+    if not m:
+        return len(starts) - 1
+    line = int(m.group(1)) - (1 if "ends at" in message else 0)
+    return max(0, bisect.bisect_right(starts, line) - 1)
+
+
+def _validate_batch(part: pa.Table) -> None:
+    ids = _column(part, "row_id").to_pylist()
+    texts = _column(part, "text").to_pylist()
+    tokens = _column(part, "tokens")
+    offsets = _offsets(tokens).to_pylist()
+    dicts = _token_dicts(tokens)
+    for i, (unit_id, text) in enumerate(zip(ids, texts)):
+        problem = check_invariants([dicts[offsets[i]:offsets[i + 1]]], text)
+        if problem:
+            raise UnitValidationError(unit_id, problem)
+    del dicts
+    rendered = render_units(tokens)
+    newlines = pc.count_substring(rendered, "\n").to_numpy()
+    starts = (np.concatenate([[0], np.cumsum(newlines)[:-1]]) + 1).tolist()
+    document = pc.binary_join(_list(pa.array([0, len(rendered)], pa.int32()), rendered), "")[0].as_py()
+    try:
+        load_conllu(io.StringIO(document), "<published units>", {})
+    except UDError as exc:
+        raise UnitValidationError(ids[_unit_at(str(exc), starts)], f"CoNLL 2018 loader: {exc}") from None
+
+
 def validate_units_table(units: pa.Table, batch: int = VALIDATION_BATCH) -> int:
     """Validate every unit of ``units`` (SPEC §10); returns how many.
 
@@ -292,29 +330,20 @@ def validate_units_table(units: pa.Table, batch: int = VALIDATION_BATCH) -> int:
             its unit by line number).
     """
     n = units.num_rows
-    for start in range(0, n, batch):
-        part = units.slice(start, batch)
-        ids = _column(part, "row_id").to_pylist()
-        texts = _column(part, "text").to_pylist()
-        tokens = _column(part, "tokens")
-        offsets = _offsets(tokens).to_pylist()
-        dicts = _token_dicts(tokens)
-        for i, (unit_id, text) in enumerate(zip(ids, texts)):
-            problem = check_invariants([dicts[offsets[i]:offsets[i + 1]]], text)
-            if problem:
-                raise UnitValidationError(unit_id, problem)
-        rendered = render_units(tokens)
-        newlines = pc.count_substring(rendered, "\n").to_numpy()
-        starts = (np.concatenate([[0], np.cumsum(newlines)[:-1]]) + 1).tolist()
-        document = pc.binary_join(_list(pa.array([0, len(rendered)], pa.int32()), rendered), "")[0].as_py()
-        try:
-            load_conllu(io.StringIO(document), "<published units>", {})
-        except UDError as exc:
-            m = re.search(r"line (\d+)", str(exc))
-            at = int(m.group(1)) if m else 1
-            # "ends at line N" points at the blank line closing the sentence: step back one line.
-            where = max(0, bisect.bisect_right(starts, max(1, at - 1)) - 1)
-            raise UnitValidationError(ids[where], f"CoNLL 2018 loader: {exc}") from None
+    # The per-batch token dicts and the loader's word objects (which form reference cycles) are
+    # many small objects: automatic cyclic GC passes over them would cost about as much as the
+    # checks themselves, so collection is paused within a batch and run once after it.
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    gc.freeze()  # the objects alive now are not the batches' garbage: leave them out of the passes
+    try:
+        for start in range(0, n, batch):
+            _validate_batch(units.slice(start, batch))
+            gc.collect()
+    finally:
+        gc.unfreeze()
+        if gc_was_enabled:
+            gc.enable()
     return n
 
 
@@ -397,9 +426,6 @@ def export(settings: config.Settings | None = None) -> dict:
             del units
             (tmp / "metadata").mkdir()
             metadata.write_all(con, tmp, summary)
-            leakage = out / "metadata" / "leakage_report.json"
-            if leakage.exists():  # produced by `sphragis audit` from an earlier export; keep it
-                shutil.copyfile(leakage, tmp / "metadata" / "leakage_report.json")
             (tmp / "README.md").write_text(dataset_card(summary), encoding="utf-8")
             _swap(tmp, out)
         finally:

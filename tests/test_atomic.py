@@ -217,83 +217,121 @@ def test_stale_building_file_of_a_dead_build_is_removed_under_the_lock(tmp_path)
 
 # ---- export atomicity (SPEC §13): the directory is written beside the old one, swapped on success
 
+EXPORT_HOLD_SCRIPT = """
+import pathlib, sys, time
+from sphragis import cli
+from sphragis.export import metadata
+marker = pathlib.Path(sys.argv[1])
+_write_all = metadata.write_all
+def held(con, out, summary):
+    # the configurations are written into <out>.building-<pid>; hold before the metadata
+    marker.write_text(str(out))
+    time.sleep(float(sys.argv[2]))
+    return _write_all(con, out, summary)
+metadata.write_all = held
+sys.exit(cli.main(["export"]))
+"""
+
 
 def _tree_digest(root: Path) -> dict[str, str]:
     return {p.relative_to(root).as_posix(): sha256(p) for p in sorted(root.rglob("*")) if p.is_file()}
 
 
-def _previous_export(out: Path) -> dict[str, str]:
-    """A previous export directory (what a user already has); returns its file digests."""
-    (out / "data" / "sentence_1").mkdir(parents=True)
-    (out / "metadata").mkdir()
-    (out / "README.md").write_text("---\nconfigs: []\n---\n# previous export\n", encoding="utf-8")
-    (out / "data" / "sentence_1" / "train-00000-of-00001.parquet").write_bytes(b"PAR1 previous PAR1")
-    (out / "metadata" / "build_report.json").write_text('{"previous": true}\n', encoding="utf-8")
-    return _tree_digest(out)
+def _beside(out: Path) -> list[str]:
+    return sorted(p.name for p in out.parent.iterdir() if p.name.startswith(out.name + "."))
 
 
-def _export_warehouse(path: Path, *, bad_unit: bool, benchmark_rows_ok: bool) -> None:
-    """The three tables the exporter reads first, by hand: one published unit (``r1``), valid or
-    with a UPOS outside the published inventory; ``mart_benchmark_rows`` with or without its columns."""
-    con = duckdb.connect(str(path))
-    upos2 = "CCONJ" if bad_unit else "ADV"
-    con.execute(f"""
-        create table int_eligible_sentences as
-        select 'r1' as row_id, 'λόγος καὶ' as text,
-               [{{'id': 1, 'form': 'λόγος', 'lemma': 'λόγος', 'upos': 'NOUN', 'feats': null, 'head': 0, 'deprel': 'root'}},
-                {{'id': 2, 'form': 'καὶ', 'lemma': 'καί', 'upos': '{upos2}', 'feats': null, 'head': 1, 'deprel': 'advmod'}}]
-               as tokens""")
-    con.execute("create table mart_split_rows as select 'r1' as row_id, 'train' as split")
-    if benchmark_rows_ok:
-        con.execute("create table mart_benchmark_rows as select 'r1' as id, 'sentence_1' as config, 'train' as split")
-    else:
-        con.execute("create table mart_benchmark_rows as select 1 as unrelated")
-    con.close()
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    """A full build of the fixture sources and its export: (settings, export file digests)."""
+    from sphragis.export import writer
+
+    settings = tiny_settings(tmp_path_factory.mktemp("export"))
+    build.build(settings)
+    writer.export(settings)
+    digest = _tree_digest(settings.out)
+    assert "README.md" in digest and "metadata/build_report.json" in digest
+    assert any(k.startswith("data/sentence_1/") for k in digest)
+    return settings, digest
 
 
-def test_export_with_an_invalid_unit_leaves_previous_export_untouched(tmp_path, monkeypatch, capsys):
-    settings = config.Settings(mirror=tmp_path, data=tmp_path / "data", warehouse=tmp_path / "wh.duckdb",
-                               out=tmp_path / "sphragis")
-    before = _previous_export(settings.out)
-    _export_warehouse(settings.warehouse, bad_unit=True, benchmark_rows_ok=True)
+@pytest.fixture()
+def previous_export(exported, tmp_path):
+    """A private copy of the exported warehouse and directory (the user's previous good export)."""
+    settings, digest = exported
+    mine = config.Settings(mirror=settings.mirror, data=settings.data, warehouse=tmp_path / "warehouse.duckdb",
+                           out=tmp_path / "sphragis")
+    shutil.copyfile(settings.warehouse, mine.warehouse)
+    shutil.copytree(settings.out, mine.out)
+    (mine.out / "previous-export-marker").write_text("kept\n")
+    return mine, _tree_digest(mine.out)
+
+
+def test_export_failing_validation_leaves_previous_export_untouched(previous_export, monkeypatch, capsys):
+    settings, before = previous_export
     from sphragis.export import writer
     from sphragis.export.conllu_units import UnitValidationError
 
-    with pytest.raises(UnitValidationError) as exc:
+    def invalid(*args, **kwargs):
+        raise UnitValidationError("agdt:tlg0003.tlg001.perseus-grc1.1.tb.xml:2", "token 3: UPOS 'PUNCT' not in the "
+                                  "published inventory (injected)")
+
+    monkeypatch.setattr(writer, "validate_units_table", invalid)
+    with pytest.raises(UnitValidationError, match="published unit agdt:tlg0003"):
         writer.export(settings)
-    assert exc.value.unit_id == "r1" and "CCONJ" in str(exc.value)
     assert _tree_digest(settings.out) == before
-    assert [p.name for p in tmp_path.iterdir() if ".building-" in p.name or ".old-" in p.name] == []
+    assert _beside(settings.out) == []
 
     use_settings(monkeypatch, settings)
     assert cli.main(["export"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "published unit r1" in err[0] and "Traceback" not in err[0]
+    assert len(err) == 1 and "published unit agdt:tlg0003.tlg001.perseus-grc1.1.tb.xml:2" in err[0]
+    assert "Traceback" not in err[0]
     assert _tree_digest(settings.out) == before
 
 
-def test_export_failing_while_writing_leaves_previous_export_untouched(tmp_path, monkeypatch):
-    """Validation passes, then writing the first configuration fails inside the new directory
-    (``mart_benchmark_rows`` lacks its columns): the old one stays, the new one is removed."""
-    settings = config.Settings(mirror=tmp_path, data=tmp_path / "data", warehouse=tmp_path / "wh.duckdb",
-                               out=tmp_path / "sphragis")
-    before = _previous_export(settings.out)
-    _export_warehouse(settings.warehouse, bad_unit=False, benchmark_rows_ok=False)
+def test_export_failing_while_writing_leaves_previous_export_untouched(previous_export, monkeypatch):
+    """The configurations are already written into the new directory when the metadata fails:
+    the old directory stays as it was and the new one is removed."""
+    settings, before = previous_export
+    from sphragis.export import metadata, writer
+
+    seen: list[Path] = []
+
+    def failing(con, out, summary):
+        seen.append(out)
+        assert any((out / "data").rglob("*.parquet")), "configurations are written before the metadata"
+        raise OSError(28, "No space left on device (injected)")
+
+    monkeypatch.setattr(metadata, "write_all", failing)
+    with pytest.raises(OSError, match="injected"):
+        writer.export(settings)
+    assert seen and seen[0].name.startswith("sphragis.building-") and seen[0] != settings.out
+    assert not seen[0].exists()
+    assert _tree_digest(settings.out) == before
+    assert _beside(settings.out) == []
+
+
+def test_killed_export_leaves_previous_export_untouched(previous_export, tmp_path):
+    settings, before = previous_export
+    marker = tmp_path / "held"
+    proc = subprocess.Popen([sys.executable, "-c", EXPORT_HOLD_SCRIPT, str(marker), "120"],
+                            env=settings_env(settings), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 180
+    while not marker.exists():
+        if proc.poll() is not None:
+            pytest.fail(f"held export exited early: {proc.communicate()[1].decode(errors='replace')[-2000:]}")
+        assert time.monotonic() < deadline, "held export did not reach the metadata within 180 s"
+        time.sleep(0.05)
+    building = Path(marker.read_text())
+    assert building.name == f"sphragis.building-{proc.pid}" and any(building.rglob("*.parquet"))
+    kill(proc)
+    assert _tree_digest(settings.out) == before
+
+    # the next export replaces the directory as a whole
     from sphragis.export import writer
 
-    written_into: list[Path] = []
-    write_config = writer.write_config
-
-    def spy(con, config_name, split, path):
-        written_into.append(path)
-        return write_config(con, config_name, split, path)
-
-    monkeypatch.setattr(writer, "write_config", spy)
-    with pytest.raises(duckdb.Error):
-        writer.export(settings)
-    # the failure happened while writing beside the old directory, not in it
-    assert written_into and settings.out not in written_into[0].parents
-    assert written_into[0].parents[2].name.startswith("sphragis.building-")
-    assert not written_into[0].parents[2].exists()
-    assert _tree_digest(settings.out) == before
-    assert [p.name for p in tmp_path.iterdir() if ".building-" in p.name or ".old-" in p.name] == []
+    writer.export(settings)
+    after = _tree_digest(settings.out)
+    assert "previous-export-marker" not in after
+    assert {k: v for k, v in before.items() if k != "previous-export-marker"}.keys() <= after.keys()

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from sphragis import authorship as au
-from sphragis.config import settings, snapshots
+from sphragis.config import snapshots
 
 
 @pytest.fixture(scope="module")
@@ -214,19 +214,6 @@ def test_document_key_rules():
 
 
 # --------------------------------------------------------------------------- coverage of real sources
-def _snapshot_roots() -> list[tuple[dict, Path]]:
-    data = settings().data
-    found = []
-    if not data.is_dir():
-        return found
-    for snap in snapshots():
-        candidates = [data / snap["name"], *sorted(data.glob(snap["name"] + "@*"))]
-        root = next((c for c in candidates if c.is_dir()), None)
-        if root is not None:
-            found.append((snap, root))
-    return found
-
-
 def _treebank_files(snap: dict, root: Path) -> list[Path]:
     files = []
     for pattern in snap["treebank_files"]:
@@ -269,11 +256,9 @@ def _conllu_keys(project: str, path: Path) -> set[str]:
     return keys
 
 
-def test_every_source_document_has_a_registry_row(index):
-    roots = _snapshot_roots()
-    if not roots:
-        pytest.skip(f"no unpacked snapshots under SPHRAGIS_DATA={settings().data} "
-                    "(expects <data>/<snapshot name>[@commit]/...; run `make fetch` or point SPHRAGIS_DATA at them)")
+@pytest.mark.integration
+def test_every_source_document_has_a_registry_row(index, real_settings):
+    roots = [(snap, real_settings.data / snap["name"]) for snap in snapshots()]
     missing = []
     for snap, root in roots:
         for f in _treebank_files(snap, root):

@@ -120,7 +120,7 @@ UD = {
          ("v-s-g-nn-", "VERB", "Case=Nom|Gender=Neut|Number=Sing|VerbForm=Ger")),
     65: (("ud_ptnk", "ἄνθρωπος", "NOUN", "Case=Nom|Gender=Fem,Masc|Number=Sing", None),
          ("n-s---cn-", "NOUN", "Case=Nom|Gender=Fem,Masc|Number=Sing")),
-    66: (("ud_ptnk", "+", "SYM", None, None), ("x--------", "X", None)),
+    66: (("ud_ptnk", "ϛ", "SYM", None, None), ("x--------", "X", None)),
     67: (("ud_proiel", "ἐπεί", "SCONJ", None, "G-"), ("c--------", "ADV", None)),
 }
 

@@ -269,11 +269,16 @@ def test_benchmark_rows_shapes(con):
     assert summary["sentence_10", "validation"] == (3, (50 + 100 + 100) // 10)
     assert summary["source_held_out_1", "test"] == (2, 150 + 150)
     assert summary["source_held_out_50", "train"] == (2, (650 + 700) // 50)
-    row = con.execute("""select text, conllu, source_records, licenses, native_syntax, chunk_size,
-                                constituent_ids, constituent_provenance, held_out_source, work
-                         from mart_benchmark_rows where config = 'source_held_out_5' and author = 'Beta'
-                         and split = 'train' and row_order = 1""").fetchone()
-    text, conllu, records, licenses, native, size, ids, prov, held, work = row
+    # the nested payload is assembled by the exporter from the narrow mart (export/writer.py)
+    from sphragis.export import writer
+
+    table = writer.assemble_rows(writer.config_rows(con, "source_held_out_5", "train"), writer.fetch_units(con),
+                                 writer.columns_of("source_held_out_5"))
+    row = table.slice(0, 1).to_pylist()[0]  # row_order 1: Beta, the first held-out author
+    assert row["author"] == "Beta"
+    text, conllu, records, licenses, native, size, ids, prov, held, work = (row[c] for c in (
+        "text", "conllu", "source_records", "licenses", "native_syntax", "chunk_size", "constituent_ids",
+        "constituent_provenance", "held_out_source", "work"))
     assert size == 5 and len(text) == len(conllu) == len(native) == len(ids) == len(prov) == 5
     assert conllu[0][0][0]["deprel"] == "root" and len(conllu[0]) == 1
     assert sorted({r["unit"] for r in records}) == [0, 1, 2, 3, 4]

@@ -23,7 +23,9 @@
 with
 
 split_rows as (select * from {{ ref('mart_split_rows') }}),
+
 chunks as (select * from {{ ref('mart_chunks') }}),
+
 eligible as (select * from {{ ref('int_eligible_sentences') }}),
 
 units as (

@@ -45,22 +45,3 @@ trim(regexp_replace(lower(strip_accents({{ author }})), '[^a-z0-9]+', '-', 'g'),
 {#- Configuration name of a track and chunk size: sentence_<k> or source_held_out_<k>. -#}
 case {{ track }} when 'main' then 'sentence_' else 'source_held_out_' end || {{ size }}
 {%- endmacro %}
-
-{%- macro unit_record(unit, r) -%}
-{#- One source_records entry of an exported row: the int_eligible_sentences record {{ r }} with
-    `unit` (0-based index of its unit in the row's text/conllu lists) first. -#}
-struct_pack(
-    unit := ({{ unit }})::integer,
-    project := {{ r }}.project,
-    treebank_source := {{ r }}.treebank_source,
-    snapshot := {{ r }}.snapshot,
-    revision := {{ r }}.revision,
-    url := {{ r }}.url,
-    license := {{ r }}.license,
-    path := {{ r }}.path,
-    upstream_sentence_id := {{ r }}.upstream_sentence_id,
-    sentence_uid := {{ r }}.sentence_uid,
-    passage := {{ r }}.passage,
-    syntax_scheme := {{ r }}.syntax_scheme
-)
-{%- endmacro %}
