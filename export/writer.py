@@ -45,6 +45,7 @@ import pyarrow.parquet as pq
 from udtools.udeval import UDError, load_conllu
 
 from sphragis import config
+from sphragis.build import build_lock, remove_stale_builds
 
 from .conllu_units import UnitValidationError, check_invariants
 
@@ -398,9 +399,8 @@ def export(settings: config.Settings | None = None) -> dict:
     Raises:
         ExportError: no warehouse, or a required table is missing.
         UnitValidationError: a published unit breaks CoNLL-U or a SPEC §5 invariant.
+        sphragis.build.BuildLocked: another export into the same directory is running.
     """
-    from . import metadata
-
     settings = settings or config.settings()
     con = _open(settings)
     try:
@@ -413,26 +413,38 @@ def export(settings: config.Settings | None = None) -> dict:
         out = settings.out
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp = out.with_name(f"{out.name}.building-{os.getpid()}")
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir()
-        try:
-            summary: dict[str, dict[str, dict]] = {}
-            for cfg in CONFIGS:
-                summary[cfg] = {}
-                for split in SPLITS:
-                    n, authors = write_config(con, units, cfg, split,
-                                              tmp / "data" / cfg / f"{split}-00000-of-00001.parquet")
-                    summary[cfg][split] = {"rows": n, "authors": authors}
-            del units
-            (tmp / "metadata").mkdir()
-            metadata.write_all(con, tmp, summary)
-            (tmp / "README.md").write_text(dataset_card(summary), encoding="utf-8")
-            _swap(tmp, out)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+        with build_lock(out):  # a second concurrent export fails fast naming the holder
+            remove_stale_builds(out)  # folders left by killed exports
+            tmp.mkdir()
+            summary = _write_all(con, units, tmp, out)
     finally:
         con.close()
     return {"configs": summary, "units_validated": n_units, "out": str(out)}
+
+
+def _write_all(con: duckdb.DuckDBPyConnection, units, tmp: Path, out: Path) -> dict:
+    """Write every configuration, the metadata and the card into ``tmp``, then swap it into ``out``.
+
+    Returns {config: {split: {"rows": n, "authors": m}}}. ``tmp`` is removed in any case.
+    """
+    from . import metadata
+
+    try:
+        summary: dict[str, dict[str, dict]] = {}
+        for cfg in CONFIGS:
+            summary[cfg] = {}
+            for split in SPLITS:
+                n, authors = write_config(con, units, cfg, split,
+                                          tmp / "data" / cfg / f"{split}-00000-of-00001.parquet")
+                summary[cfg][split] = {"rows": n, "authors": authors}
+        del units
+        (tmp / "metadata").mkdir()
+        metadata.write_all(con, tmp, summary)
+        (tmp / "README.md").write_text(dataset_card(summary), encoding="utf-8")
+        _swap(tmp, out)
+        return summary
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _swap(tmp: Path, out: Path) -> None:

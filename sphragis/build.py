@@ -48,6 +48,7 @@ class BuildSummary:
     models: dict = field(default_factory=dict)      # model -> rows
     model_seconds: dict = field(default_factory=dict)  # model -> seconds
     timings: dict = field(default_factory=dict)     # step -> seconds
+    rejects: list = field(default_factory=list)     # first rejects as (path, line, reason)
 
 
 def console() -> Console:
@@ -129,6 +130,8 @@ def ingest_into(con: duckdb.DuckDBPyConnection, settings: config.Settings, out: 
         parsed = ingest_load.iter_parsed(files, workers=workers, progress=lambda: prog.advance(task))
         # The loader inserts each batch while the pool parses the next files.
         summary.ingest = ingest_load.load(con, files, stream(parsed))
+    summary.rejects = con.execute(
+        "select path, line, reason from ingest_rejects order by file_id, line nulls first limit 20").fetchall()
     t1 = time.perf_counter()
     # parse: until the last file was parsed (loading overlaps it); load: the rest of the loading.
     summary.timings["parse"] = (parsed_at[0] if parsed_at else t1) - t0
@@ -220,6 +223,11 @@ def print_summary(summary: BuildSummary, out: Console | None = None) -> None:
         tot = {k: sum(v[k] for v in summary.ingest.values()) for k in ("files", "sentences", "tokens", "rejects")}
         t.add_row("all", *(f"{tot[k]:,}" for k in ("files", "sentences", "tokens", "rejects")))
         out.print(t)
+    n_rejects = sum(v["rejects"] for v in summary.ingest.values()) if summary.ingest else 0
+    if n_rejects:
+        out.print(f"[bold]rejected at ingest: {n_rejects:,}[/bold] (all in table ingest_rejects); first:")
+        for path, line, reason in summary.rejects:
+            out.print(f"  {path}:{line if line is not None else '?'}: {reason}", markup=False)
     if summary.models:
         t = Table(title="models: rows out")
         t.add_column("model")

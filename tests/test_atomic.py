@@ -238,7 +238,9 @@ def _tree_digest(root: Path) -> dict[str, str]:
 
 
 def _beside(out: Path) -> list[str]:
-    return sorted(p.name for p in out.parent.iterdir() if p.name.startswith(out.name + "."))
+    """Leftovers next to the export directory (its lock file is expected and not a leftover)."""
+    return sorted(p.name for p in out.parent.iterdir()
+                  if p.name.startswith(out.name + ".") and p.name != out.name + ".lock")
 
 
 @pytest.fixture(scope="module")
@@ -335,3 +337,15 @@ def test_killed_export_leaves_previous_export_untouched(previous_export, tmp_pat
     after = _tree_digest(settings.out)
     assert "previous-export-marker" not in after
     assert {k: v for k, v in before.items() if k != "previous-export-marker"}.keys() <= after.keys()
+
+
+def test_concurrent_export_fails_fast_naming_the_lock_holder(previous_export):
+    """A second export into the same directory while one holds the lock fails at once."""
+    from sphragis import build
+    from sphragis.export import writer
+
+    settings, before = previous_export
+    with build.build_lock(settings.out):
+        with pytest.raises(build.BuildLocked, match=r"pid \d+"):
+            writer.export(settings)
+    assert _tree_digest(settings.out) == before
