@@ -4,6 +4,7 @@
 with
 
 sentences as (select * from {{ ref('int_sentences') }}),
+
 registry as (select * from {{ ref('works_registry') }}),
 
 joined as (

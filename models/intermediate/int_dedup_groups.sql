@@ -4,6 +4,7 @@
 with
 
 units as (select * from {{ ref('int_units') }}),
+
 curated as (select * from {{ ref('int_curated_sentences') }}),
 
 retained as (

@@ -6,9 +6,13 @@
 with
 
 units as (select * from {{ ref('int_units') }}),
+
 curated as (select * from {{ ref('int_curated_sentences') }}),
+
 sentences as (select * from {{ ref('int_sentences') }}),
+
 priority as (select * from {{ ref('source_priority') }}),
+
 groups as (select * from {{ ref('int_dedup_groups') }}),
 
 records as (
@@ -74,7 +78,8 @@ provenance as (
 ),
 
 chosen as (
-    select * from ranked where rank_in_group = 1
+    select * from ranked
+    where rank_in_group = 1
 ),
 
 final as (
@@ -91,8 +96,10 @@ final as (
         c.text,
         c.tokens,
         c.native_syntax,
-        coalesce(c.cts_urn, case when c.work_id is not null then 'urn:cts:greekLit:' || c.work_id end
-            || coalesce(':' || c.passage, '')) as cts_urn,
+        coalesce(
+            c.cts_urn, case when c.work_id is not null then 'urn:cts:greekLit:' || c.work_id end
+            || coalesce(':' || c.passage, '')
+        ) as cts_urn,
         c.passage,
         p.source_records,
         p.licenses,

@@ -5,9 +5,13 @@
 with
 
 tree_tokens as (select * from {{ ref('int_tree_tokens') }}),
+
 morphology as (select * from {{ ref('int_token_morphology') }}),
+
 tokens as (select * from {{ ref('int_tokens') }}),
+
 elision_marks as (select * from {{ ref('elision_marks') }}),
+
 psili_letters as (select * from {{ ref('elision_psili_letters') }}),
 
 elision_chars as (

@@ -6,7 +6,9 @@
 with
 
 published_tokens as (select * from {{ ref('int_published_tokens') }}),
+
 sentences as (select * from {{ ref('int_sentences') }}),
+
 priority as (select * from {{ ref('source_priority') }}),
 
 units as (

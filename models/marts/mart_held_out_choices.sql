@@ -7,6 +7,7 @@
 with
 
 assignments as (select * from {{ ref('mart_split_assignments') }}),
+
 source_priority as (select * from {{ ref('source_priority') }}),
 
 held_out_track as (

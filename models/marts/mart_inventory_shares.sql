@@ -4,6 +4,7 @@
 with
 
 published as (select * from {{ ref('int_published_tokens') }}),
+
 sentences as (select * from {{ ref('int_sentences') }}),
 
 tokens as (
@@ -25,11 +26,24 @@ totals as (
 ),
 
 categories as (
-    select project, 'upos' as kind, upos as value from tokens
+    select
+        project,
+        'upos' as kind,
+        upos as value
+    from tokens
     union all
-    select project, 'deprel' as kind, deprel as value from tokens
+    select
+        project,
+        'deprel' as kind,
+        deprel as value
+    from tokens
     union all
-    select project, 'feats' as kind, unnest(string_split(feats, '|')) as value from tokens where feats is not null
+    select
+        project,
+        'feats' as kind,
+        unnest(string_split(feats, '|')) as value
+    from tokens
+    where feats is not null
 ),
 
 counted as (

@@ -4,8 +4,11 @@
 with
 
 tokens as (select * from {{ ref('int_tokens') }}),
+
 published as (select * from {{ ref('int_published_tokens') }}),
+
 sentences as (select * from {{ ref('int_sentences') }}),
+
 units as (select * from {{ ref('int_units') }}),
 
 word_tokens as (

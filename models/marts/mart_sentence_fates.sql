@@ -4,11 +4,17 @@
 with
 
 sentences as (select * from {{ ref('int_sentences') }}),
+
 curated as (select * from {{ ref('int_curated_sentences') }}),
+
 units as (select * from {{ ref('int_units') }}),
+
 groups as (select * from {{ ref('int_dedup_groups') }}),
+
 eligible as (select * from {{ ref('int_eligible_sentences') }}),
+
 rejects as (select * from {{ source('ingest_rejects') }}),
+
 files as (select * from {{ source('raw_files') }}),
 
 ingested as (

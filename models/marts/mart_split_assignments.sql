@@ -19,6 +19,7 @@
 with
 
 eligible as (select * from {{ ref('int_eligible_sentences') }}),
+
 source_priority as (select * from {{ ref('source_priority') }}),
 
 base as (

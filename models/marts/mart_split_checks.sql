@@ -14,8 +14,11 @@
 with
 
 split_rows as (select * from {{ ref('mart_split_rows') }}),
+
 chunks as (select * from {{ ref('mart_chunks') }}),
+
 choices as (select * from {{ ref('mart_held_out_choices') }}),
+
 eligible as (select * from {{ ref('int_eligible_sentences') }}),
 
 author_splits as (

@@ -21,4 +21,7 @@ renamed as (
     from sentences
 )
 
-select * exclude (source_author), source_author from renamed
+select
+    * exclude (source_author),
+    source_author
+from renamed
