@@ -2,34 +2,8 @@
 -- gives the work (SPEC §2). Grain: one row per raw_sentences row.
 with
 
-agdt as (select * from {{ ref('stg_agdt__sentences') }}),
-
-gorman as (select * from {{ ref('stg_gorman__sentences') }}),
-
-pedalion as (select * from {{ ref('stg_pedalion__sentences') }}),
-
-harrington as (select * from {{ ref('stg_harrington__sentences') }}),
-
-ud_perseus as (select * from {{ ref('stg_ud_perseus__sentences') }}),
-
-ud_proiel as (select * from {{ ref('stg_ud_proiel__sentences') }}),
-
-ud_ptnk as (select * from {{ ref('stg_ud_ptnk__sentences') }}),
-
 unioned as (
-    select * from agdt
-    union all by name
-    select * from gorman
-    union all by name
-    select * from pedalion
-    union all by name
-    select * from harrington
-    union all by name
-    select * from ud_perseus
-    union all by name
-    select * from ud_proiel
-    union all by name
-    select * from ud_ptnk
+    {{ union_staged('sentences') }}
 ),
 
 final as (

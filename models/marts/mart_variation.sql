@@ -36,43 +36,13 @@ multi_author_projects as (
 ),
 
 author_means as (
-    -- per author: mean |rate(c, a, p1) - rate(c, a, p2)| over project pairs p1 < p2
-    select
-        r1.kind,
-        r1.scheme,
-        r1.category,
-        r1.author,
-        avg(abs(r1.rate_pct - r2.rate_pct)) as mean_abs_diff
-    from rates as r1
-    inner join rates as r2
-        on
-            r1.kind = r2.kind
-            and r1.scheme = r2.scheme
-            and r1.category = r2.category
-            and r1.author = r2.author
-            and r1.project < r2.project
-    where r1.author in (select m.author from multi_project_authors as m)
-    group by r1.kind, r1.scheme, r1.category, r1.author
+    -- per multi-project author: mean |rate(c, a, p1) - rate(c, a, p2)| over project pairs p1 < p2
+    {{ mean_abs_pairwise_diff('rates', 'author', 'project', 'multi_project_authors') }}
 ),
 
 project_means as (
     -- per project with >= 3 authors: mean |rate(c, a1, p) - rate(c, a2, p)| over a1 < a2
-    select
-        r1.kind,
-        r1.scheme,
-        r1.category,
-        r1.project,
-        avg(abs(r1.rate_pct - r2.rate_pct)) as mean_abs_diff
-    from rates as r1
-    inner join rates as r2
-        on
-            r1.kind = r2.kind
-            and r1.scheme = r2.scheme
-            and r1.category = r2.category
-            and r1.project = r2.project
-            and r1.author < r2.author
-    where r1.project in (select m.project from multi_author_projects as m)
-    group by r1.kind, r1.scheme, r1.category, r1.project
+    {{ mean_abs_pairwise_diff('rates', 'project', 'author', 'multi_author_projects') }}
 ),
 
 annotator as (

@@ -108,3 +108,11 @@ renamed as (
 
 select * from renamed
 {%- endmacro %}
+
+{%- macro union_staged(entity) -%}
+{#- Every project's staging model for <entity> ('sentences' or 'tokens'), stacked by column name. -#}
+{%- for project in ['agdt', 'gorman', 'pedalion', 'harrington', 'ud_perseus', 'ud_proiel', 'ud_ptnk'] %}
+{% if not loop.first %}union all by name
+{% endif %}select * from {{ ref('stg_' ~ project ~ '__' ~ entity) }}
+{%- endfor %}
+{%- endmacro %}
