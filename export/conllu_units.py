@@ -7,7 +7,9 @@ token dicts with the CoNLL-U field names ``id, form, lemma, upos, feats, head, d
 
 from __future__ import annotations
 
+import bisect
 import io
+import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 
@@ -106,6 +108,21 @@ def check_invariants(unit: Unit, text: str) -> str | None:
     return None
 
 
+def unit_at(message: str, starts: list[int]) -> int:
+    """Index of the unit a ``load_conllu`` error points at, from its 1-based line number.
+
+    ``starts`` are the units' first lines in the rendered document. Sentence-level errors ("... the
+    sentence that ends at [line] N": cycles, roots, heads out of range) name the blank line closing
+    the sentence, so the unit is the one holding line N - 1; token-level errors ("... at line N")
+    name the token's own line; an error without a line is at the end of the document.
+    """
+    m = re.search(r"\bat (?:line )?(\d+)", message)
+    if not m:
+        return len(starts) - 1
+    line = int(m.group(1)) - (1 if "ends at" in message else 0)
+    return max(0, bisect.bisect_right(starts, line) - 1)
+
+
 def validate_units(units: Iterable[tuple[str, Unit, str]]) -> int:
     """Render and re-parse every unit with the CoNLL 2018 shared-task loader (SPEC §10).
 
@@ -141,14 +158,5 @@ def validate_units(units: Iterable[tuple[str, Unit, str]]) -> int:
     try:
         load_conllu(io.StringIO("".join(parts)), "<published units>", {})
     except UDError as exc:
-        import bisect
-        import re
-
-        # Sentence-level errors ("... the sentence that ends at [line] N": cycles, roots, heads out
-        # of range) name the blank line closing the sentence, so the unit holds line N - 1;
-        # token-level errors ("... at line N") name the token's own line.
-        m = re.search(r"\bat (?:line )?(\d+)", str(exc))
-        at = (int(m.group(1)) - (1 if "ends at" in str(exc) else 0)) if m else line - 1
-        idx = max(0, bisect.bisect_right(starts, at) - 1)
-        raise UnitValidationError(ids[idx], f"CoNLL 2018 loader: {exc}") from None
+        raise UnitValidationError(ids[unit_at(str(exc), starts)], f"CoNLL 2018 loader: {exc}") from None
     return n

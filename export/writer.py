@@ -27,12 +27,10 @@ warehouse are byte-identical.
 
 from __future__ import annotations
 
-import bisect
 import gc
 import io
 import json
 import os
-import re
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
@@ -47,7 +45,7 @@ from udtools.udeval import UDError, load_conllu
 from sphragis import config
 from sphragis.build import build_lock, remove_stale_builds
 
-from .conllu_units import UnitValidationError, check_invariants
+from .conllu_units import UnitValidationError, check_invariants, unit_at
 
 SPLITS = ("train", "validation", "test")
 CHUNK_SIZES = (1, 5, 10, 50)
@@ -279,21 +277,6 @@ def _token_dicts(tokens: pa.ListArray | pa.ChunkedArray) -> list[dict]:
     return [dict(zip(names, values)) for values in zip(*columns)]
 
 
-def _unit_at(message: str, starts: list[int]) -> int:
-    """Index of the unit a ``load_conllu`` error points at, from its 1-based line number.
-
-    ``starts`` are the units' first lines. Sentence-level errors ("... the sentence that ends at
-    [line] N") name the blank line closing the sentence, so the unit is the one holding line N - 1;
-    token-level errors ("... at line N") name the token's own line; an error without a line (the
-    file does not end with an empty line) is at the end of the document.
-    """
-    m = re.search(r"\bat (?:line )?(\d+)", message)
-    if not m:
-        return len(starts) - 1
-    line = int(m.group(1)) - (1 if "ends at" in message else 0)
-    return max(0, bisect.bisect_right(starts, line) - 1)
-
-
 def _validate_batch(part: pa.Table) -> None:
     ids = _column(part, "row_id").to_pylist()
     texts = _column(part, "text").to_pylist()
@@ -312,7 +295,7 @@ def _validate_batch(part: pa.Table) -> None:
     try:
         load_conllu(io.StringIO(document), "<published units>", {})
     except UDError as exc:
-        raise UnitValidationError(ids[_unit_at(str(exc), starts)], f"CoNLL 2018 loader: {exc}") from None
+        raise UnitValidationError(ids[unit_at(str(exc), starts)], f"CoNLL 2018 loader: {exc}") from None
 
 
 def validate_units_table(units: pa.Table, batch: int = VALIDATION_BATCH) -> int:

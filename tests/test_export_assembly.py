@@ -16,7 +16,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from sphragis.export import metadata, writer
+from sphragis.export import conllu_units, metadata, writer
 from sphragis.export.conllu_units import UnitValidationError, render_conllu
 
 
@@ -226,12 +226,12 @@ def test_licenses_md_counts_rows_of_the_atomic_configs(con):
 def test_loader_errors_are_traced_to_their_unit():
     # three one-sentence units: A on lines 1-4 (3 tokens + blank), B on 5-6, C on 7-9
     starts = [1, 5, 7]
-    assert writer._unit_at("There are multiple roots in the sentence that ends at 9", starts) == 2
-    assert writer._unit_at("HEAD '5' points outside of the sentence that ends at line 6", starts) == 1
-    assert writer._unit_at("There is a cycle in the sentence that ends at line 4", starts) == 0
-    assert writer._unit_at("Incorrect word ID '3' for word 'x', expected '2' at line 8", starts) == 2
-    assert writer._unit_at("Cannot parse HEAD 'x' at line 5", starts) == 1
-    assert writer._unit_at("The CoNLL-U file does not end with empty line", starts) == 2
+    assert conllu_units.unit_at("There are multiple roots in the sentence that ends at 9", starts) == 2
+    assert conllu_units.unit_at("HEAD '5' points outside of the sentence that ends at line 6", starts) == 1
+    assert conllu_units.unit_at("There is a cycle in the sentence that ends at line 4", starts) == 0
+    assert conllu_units.unit_at("Incorrect word ID '3' for word 'x', expected '2' at line 8", starts) == 2
+    assert conllu_units.unit_at("Cannot parse HEAD 'x' at line 5", starts) == 1
+    assert conllu_units.unit_at("The CoNLL-U file does not end with empty line", starts) == 2
 
 
 def test_an_empty_split_keeps_the_published_schema(con, units):
