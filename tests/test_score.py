@@ -19,6 +19,7 @@ import udtools.udeval as udeval
 
 from sphragis.evaluation.score import (
     METRICS,
+    MIN_CI_SENTENCES,
     UNASSIGNED_BUCKET,
     ConlluFormatError,
     TokenizationMismatch,
@@ -245,6 +246,68 @@ def test_bootstrap_resamples_equal_evaluator_on_resampled_text(gold):
     for b, row in enumerate(idx):
         ev = evaluate_whole("".join(g[i].text() for i in row), "".join(p[i].text() for i in row))
         assert list(fast[b]) == [100 * ev[m].f1 for m in METRICS]
+
+
+# A sentence with no content-deprel word: a lone punctuation mark attached to the root as
+# ``punct`` (the evaluator accepts it; CLAS/MLAS/BLEX count only content deprels). Sentence 2
+# is the fixture's sentence 1 with one content-word deprel changed (οὗτοι nsubj → obj).
+PUNCT_ONLY = "# sent_id = p\n1\t·\t·\tPUNCT\t_\t_\t0\tpunct\t_\t_\n\n"
+
+
+def test_empty_resample_scores_zero_as_the_evaluator_does(gold):
+    s1 = parse_sentences(gold)[0].text()
+    g_text = PUNCT_ONLY + s1
+    p_text = PUNCT_ONLY + edit(s1, {(1, 4, DEPREL): "obj"})
+    g, p = parse_sentences(g_text), parse_sentences(p_text)
+    counts = sentence_counts(g, p)
+    clas = METRICS.index("CLAS")
+    # sentence 1 has no CLAS item at all; sentence 2 has 13 content-deprel words (all but the
+    # 4 det, 1 cc and 2 punct of its 20), one of them (οὗτοι) with a wrong deprel
+    assert tuple(counts[0, clas]) == (0, 0, 0)
+    assert tuple(counts[1, clas]) == (12, 13, 13)
+    f1_s2 = 100 * 2 * 12 / 26  # = 92.31: any resample holding sentence 2 scores this
+    idx = _bootstrap_indices(2, 999, 776)
+    only_s1 = int((idx == 0).all(axis=1).sum())  # resamples drawing sentence 1 twice
+    assert 200 < only_s1 < 300  # about a quarter of 999 (1/4 chance each)
+    fast = _bootstrap_f1(counts, idx)[:, clas]
+    # the official evaluator on a resample made of sentence 1 only: F1 = 0, not undefined
+    ev = evaluate_whole(PUNCT_ONLY * 2, PUNCT_ONLY * 2)["CLAS"]
+    assert (ev.gold_total, ev.system_total, ev.f1) == (0, 0, 0.0)
+    assert int((fast == 0.0).sum()) == only_s1
+    assert np.allclose(fast[fast > 0], f1_s2) and not np.isnan(fast).any()
+    # every resample is kept: the 2.5 % quantile falls among the zeros (dropping them gave
+    # [92.31, 92.31])
+    r = score(g_text, p_text)
+    m = r.metrics["CLAS"]
+    assert round(m.f1, 2) == round(f1_s2, 2) == 92.31
+    assert (m.ci_low, round(m.ci_high, 2)) == (0.0, 92.31)
+    d = json.loads(json.dumps(r.to_dict()))
+    assert d["metrics"]["CLAS"]["ci"] == [0.0, 92.31]
+    assert "scores 0" in d["protocol"]["empty_resample"]
+
+
+def test_one_sentence_bucket_gets_no_ci_and_a_note(gold):
+    pred = perturb(gold, seed=4, rate=0.1)
+    g = parse_sentences(gold)
+    buckets = {s.label: ("single" if i == 0 else "rest") for i, s in enumerate(g)}
+    r = score(gold, pred, buckets=buckets)
+    one, rest = r.buckets["single"], r.buckets["rest"]
+    assert (one.sentences, one.words) == (1, 20)  # sentence 1: 20 words (punctuation included)
+    assert all((s.ci_low, s.ci_high) == (None, None) for s in one.metrics.values())
+    assert one.metrics["UPOS"].f1 is not None  # the point estimate is still reported
+    assert one.ci_note == ("no CI: 1 sentence(s); the bootstrap needs at least 2 "
+                           "(resampling one sentence only redraws it)")
+    assert rest.ci_note is None and rest.metrics["LAS"].ci_low is not None
+    assert r.overall.ci_note is None and MIN_CI_SENTENCES == 2
+    d = json.loads(json.dumps(r.to_dict()))
+    assert d["buckets"]["single"]["ci_note"] == one.ci_note
+    assert d["buckets"]["single"]["metrics"]["LAS"]["ci"] is None
+    table = format_table(r)
+    assert "Bucket single: 1 sentences, 20 words\n" in table
+    assert f"note: {one.ci_note}" in table
+    # a one-sentence file is the same case; without a bootstrap there is nothing to note
+    assert score(g[0].text(), g[0].text()).overall.ci_note == one.ci_note
+    assert score(g[0].text(), g[0].text(), bootstrap=0).overall.ci_note is None
 
 
 def test_bootstrap_indices_protocol():

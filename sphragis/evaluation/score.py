@@ -17,6 +17,13 @@ Protocol (seed 001 "Protocol"; SPEC §12 "Scoring"):
   (default 999) of sentence indices drawn with replacement from ``numpy.random.default_rng(seed)``
   (default seed 776); the interval is the ``(1 − confidence)/2`` and ``(1 + confidence)/2``
   quantiles (numpy's default linear interpolation) of the resampled F1 values.
+* **Empty resamples.** A resample whose F1 denominator is zero for a metric (no gold and no
+  system items, e.g. CLAS over resampled sentences without content words) scores 0, exactly as
+  the official evaluator scores such a file (``Score.f1 = 0.0``); it is kept, not dropped
+  (issue 17). A metric with no items in the whole subset has no F1 (``None``) and no CI.
+* **Too few sentences.** A subset (bucket or whole fold) with fewer than
+  :data:`MIN_CI_SENTENCES` (2) sentences gets no CI: resampling one sentence only ever redraws
+  it, so the interval would be a point. Its ``ci_note`` says so (JSON and table).
 * **How the bootstrap stays cheap and exact.** The evaluator is run once per sentence, giving
   per-sentence ``(correct, gold_total, system_total)`` counts per metric; a resample's F1 is
   ``2·Σcorrect / (Σgold + Σsystem)``, i.e. exactly what the evaluator would report on the
@@ -43,6 +50,7 @@ import udtools.udeval as _udeval
 
 __all__ = [
     "METRICS",
+    "MIN_CI_SENTENCES",
     "UNASSIGNED_BUCKET",
     "ConlluFormatError",
     "MetricScore",
@@ -64,6 +72,11 @@ METRICS: tuple[str, ...] = (
 )
 #: Bucket label for sentences missing from the ``buckets`` mapping.
 UNASSIGNED_BUCKET = "(unassigned)"
+#: Fewest sentences a subset needs to get a bootstrap CI (issue 17).
+MIN_CI_SENTENCES = 2
+#: How resamples with an empty F1 denominator are scored (the CoNLL 2018 evaluator's rule).
+EMPTY_RESAMPLE_RULE = ("a resample with no gold and no system items for a metric scores 0, as "
+                       "the CoNLL 2018 evaluator scores it (kept, not dropped)")
 
 _SENT_ID = re.compile(r"^#\s*sent_id\s*=\s*(.*?)\s*$")
 # Column indices into a count triple.
@@ -296,7 +309,9 @@ class MetricScore:
 
     ``f1`` = 100 · 2·correct / (gold_total + system_total), exactly the evaluator's F1 × 100;
     ``None`` when both totals are 0 (undefined, e.g. CLAS on a bucket without content words;
-    the evaluator would print 0). ``ci_low``/``ci_high`` are ``None`` when ``bootstrap == 0``.
+    the evaluator would print 0). ``ci_low``/``ci_high`` are ``None`` when ``bootstrap == 0``,
+    when ``f1`` is ``None``, or when the subset has fewer than :data:`MIN_CI_SENTENCES`
+    sentences.
     """
 
     metric: str
@@ -324,15 +339,20 @@ class MetricScore:
 
 @dataclass(frozen=True)
 class BucketScore:
-    """Scores over one subset of sentences (a bucket, or the whole fold)."""
+    """Scores over one subset of sentences (a bucket, or the whole fold).
+
+    ``ci_note`` explains why the subset has no CIs although bootstrapping was asked for (fewer
+    than :data:`MIN_CI_SENTENCES` sentences), else ``None``.
+    """
 
     sentences: int
     words: int
     metrics: dict[str, MetricScore]
+    ci_note: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict (see :meth:`MetricScore.to_dict`)."""
-        return {"sentences": self.sentences, "words": self.words,
+        return {"sentences": self.sentences, "words": self.words, "ci_note": self.ci_note,
                 "metrics": {m: s.to_dict() for m, s in self.metrics.items()}}
 
 
@@ -363,6 +383,8 @@ class ScoreResult:
                 "figure": "F1 x 100",
                 "tokenization": "gold",
                 "ci": "percentile bootstrap over sentences",
+                "empty_resample": EMPTY_RESAMPLE_RULE,
+                "min_ci_sentences": MIN_CI_SENTENCES,
                 "bootstrap": self.bootstrap,
                 "seed": self.seed,
                 "confidence": self.confidence,
@@ -386,7 +408,8 @@ def _bootstrap_f1(counts: np.ndarray, indices: np.ndarray) -> np.ndarray:
     """F1 (percent) of every resample and metric: shape ``(bootstrap, len(METRICS))``.
 
     Resampled totals are multiplicity-weighted sums of per-sentence counts (exact in float64 for
-    any realistic fold). Undefined F1 (no gold and no system items) is NaN.
+    any realistic fold). A resample with no gold and no system items scores 0, as the CoNLL 2018
+    evaluator scores it (``Score.f1``; :data:`EMPTY_RESAMPLE_RULE`).
     """
     n = counts.shape[0]
     b = indices.shape[0]
@@ -397,22 +420,25 @@ def _bootstrap_f1(counts: np.ndarray, indices: np.ndarray) -> np.ndarray:
     sums = sums.reshape(b, counts.shape[1], 3)
     den = sums[:, :, _GOLD] + sums[:, :, _SYSTEM]
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, 100 * (2 * sums[:, :, _CORRECT] / den), np.nan)
+        return np.where(den > 0, 100 * (2 * sums[:, :, _CORRECT] / den), 0.0)
 
 
 def _score_subset(counts: np.ndarray, bootstrap: int, seed: int, confidence: float) -> BucketScore:
     total = counts.sum(axis=0)
+    n = int(counts.shape[0])
     lows: list[float | None] = [None] * len(METRICS)
     highs: list[float | None] = [None] * len(METRICS)
-    if bootstrap > 0 and counts.shape[0] > 0:
-        f1s = _bootstrap_f1(counts, _bootstrap_indices(counts.shape[0], bootstrap, seed))
+    note = None
+    if bootstrap > 0 and n < MIN_CI_SENTENCES:
+        note = (f"no CI: {n} sentence(s); the bootstrap needs at least {MIN_CI_SENTENCES} "
+                "(resampling one sentence only redraws it)")
+    elif bootstrap > 0:
+        f1s = _bootstrap_f1(counts, _bootstrap_indices(n, bootstrap, seed))
         alpha = (1.0 - confidence) / 2.0
+        bounds = np.quantile(f1s, [alpha, 1.0 - alpha], axis=0)
         for j in range(len(METRICS)):
-            col = f1s[:, j]
-            col = col[~np.isnan(col)]
-            if col.size:
-                lo, hi = np.quantile(col, [alpha, 1.0 - alpha])
-                lows[j], highs[j] = float(lo), float(hi)
+            if total[j, _GOLD] + total[j, _SYSTEM] > 0:  # else no F1, hence no CI
+                lows[j], highs[j] = float(bounds[0, j]), float(bounds[1, j])
     metrics: dict[str, MetricScore] = {}
     for j, m in enumerate(METRICS):
         c, g, s = (int(x) for x in total[j])
@@ -421,7 +447,7 @@ def _score_subset(counts: np.ndarray, bootstrap: int, seed: int, confidence: flo
             precision=_pct(c, s), recall=_pct(c, g), f1=_f1(c, g, s),
             ci_low=lows[j], ci_high=highs[j])
     words = int(total[METRICS.index("UPOS"), _GOLD])
-    return BucketScore(sentences=int(counts.shape[0]), words=words, metrics=metrics)
+    return BucketScore(sentences=n, words=words, metrics=metrics, ci_note=note)
 
 
 def score(gold_text: str, pred_text: str, *, bootstrap: int = 999, seed: int = 776,
@@ -506,7 +532,11 @@ def format_table(result: ScoreResult) -> str:
     boot = (f"CI: percentile bootstrap over sentences, {result.bootstrap} resamples, "
             f"seed {result.seed}" if result.bootstrap else "CI: none (bootstrap = 0)")
     lines = [head, boot, "", *_table_rows(result.overall, level)]
+    if result.overall.ci_note:
+        lines.append(f"note: {result.overall.ci_note}")
     for label, b in result.buckets.items():
         lines += ["", f"Bucket {label}: {b.sentences} sentences, {b.words} words",
                   *_table_rows(b, level)]
+        if b.ci_note:
+            lines.append(f"note: {b.ci_note}")
     return "\n".join(lines)
