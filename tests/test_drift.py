@@ -77,7 +77,7 @@ N = 9
 
 @pytest.fixture(scope="module")
 def result() -> DriftResult:
-    return decompose(A, B)
+    return decompose(A, B, scheme_types="observed", per_type="union")
 
 
 def r2(x: float) -> float:
@@ -161,11 +161,18 @@ def test_to_dict_and_report(result):
 
 
 def test_identical_annotations():
-    r = decompose(A, A)
+    r = decompose(A, A, scheme_types="observed")
     assert (r.ufeats_gap, r.las_gap, r.upos_errors) == (0.0, 0.0, 0)
     assert r.relation_confusions == () and r.upos_confusions == ()
     assert r.scheme_absent_types == () and all(f.agreement == 100.0 for f in r.feature_agreement)
     assert r.shared_scheme_ufeats == 100.0
+    # a fixed scheme: w1, w4, x1 carry PronType/Definite (outside the conversion list) but b
+    # carries them too, so they are scheme-absent words without being errors
+    c = decompose(A, A)
+    assert c.scheme_absent_types == c.b_outside_scheme_types == ("Definite", "PronType")
+    assert (c.scheme_absent_words, c.scheme_absent_errors, c.ufeats_gap) == (3, 0, 0.0)
+    assert c.shared_scheme_words == 6 and c.shared_scheme_ufeats == 100.0
+    assert "note: b uses types outside the scheme: Definite, PronType" in c.format_report()
 
 
 def test_requires_same_tokenization():
@@ -200,7 +207,7 @@ def test_real_proiel_fold_known_conventions(tmp_path):
                 c[7] = "advmod"
             line = "\t".join(c)
         out.append(line)
-    r = decompose(a, "\n".join(out))
+    r = decompose(a, "\n".join(out), scheme_types="observed")
     assert r.words == 13314  # seed 001: PROIEL test has 13,314 words
     assert r.scheme_absent_types == ("PronType",)
     assert (r.scheme_absent_words, r.shared_scheme_errors) == (prontype, 0)
@@ -208,3 +215,97 @@ def test_real_proiel_fold_known_conventions(tmp_path):
     assert [(c.a, c.b, c.share) for c in r.relation_confusions] == [
         ("discourse", "advmod", 100.0)]
     assert r.upos_errors == 0 and r.shared_scheme_ufeats == 100.0
+
+
+# --------------------------------------------------------------------------------------------
+# Named definitions (issue 17): scheme types and the per-type denominator, on fixtures cut from
+# the issue's two example sentences (tests/fixtures/eval/README.md)
+# --------------------------------------------------------------------------------------------
+
+FIXTURES = Path(__file__).parent / "fixtures" / "eval"
+# UD PROIEL test, sent_id 64490 (its first sentence), 6 words:
+#   1 Δελφῶν    Case=Gen|Gender=Masc|Number=Plur
+#   2 οἶδα      Aspect=Perf|Mood=Ind|Number=Sing|Person=1|Tense=Past|VerbForm=Fin|Voice=Act
+#   3 ἐγὼ       Case=Nom|Gender=Masc|Number=Sing|Person=1|PronType=Prs
+#   4 οὕτω      _
+#   5 ἀκούσας   Aspect=Perf|Case=Nom|Gender=Masc|Number=Sing|Tense=Past|VerbForm=Part|Voice=Act
+#   6 γενέσθαι  Aspect=Perf|Tense=Past|VerbForm=Inf|Voice=Mid
+PROIEL_64490 = FIXTURES / "grc_proiel-ud-test.64490.conllu"
+
+
+def empty_feats(text: str) -> str:
+    """The same CoNLL-U with every FEATS column set to ``_`` (a prediction with no features)."""
+    out = []
+    for line in text.split("\n"):
+        c = line.split("\t")
+        if len(c) == 10:
+            c[5] = "_"
+            line = "\t".join(c)
+        out.append(line)
+    return "\n".join(out)
+
+
+def test_conversion_types_are_the_published_feats_seed():
+    from sphragis.evaluation.drift import conversion_types
+
+    # SPEC §5 "FEATS": the types the AGDT -> UD conversion publishes (seed feats_published_types)
+    assert conversion_types() == ("Aspect", "Case", "Degree", "Gender", "Mood", "Number",
+                                  "Person", "Tense", "VerbForm", "Voice")
+
+
+def test_scheme_types_on_proiel_64490_against_empty_feats():
+    a = PROIEL_64490.read_text(encoding="utf-8")
+    b = empty_feats(a)
+    # UFeats errors: every word with gold features (1, 2, 3, 5, 6); οὕτω (_ = _) is right
+    # → gap 5/6 = 83.33 points
+    proto = decompose(a, b, protocol="seed001")
+    assert (proto.words, proto.ufeats_errors, r2(proto.ufeats_gap)) == (6, 5, 83.33)
+    assert (proto.scheme_types, proto.per_type) == ("conversion", "gold")
+    # conversion list: only PronType (ἐγὼ) is outside it → scheme-absent 1/6 = 16.67 points;
+    # Δελφῶν (Case, Gender, Number: all in the list) is a shared-scheme error, as are οἶδα,
+    # ἀκούσας, γενέσθαι → 4/6 = 66.67 points; shared-scheme UFeats = οὕτω alone right of 5
+    assert proto.scheme_absent_types == ("PronType",)
+    assert (proto.scheme_absent_words, proto.scheme_absent_errors) == (1, 1)
+    assert (r2(proto.scheme_absent_points), r2(proto.shared_scheme_points)) == (16.67, 66.67)
+    assert (proto.shared_scheme_words, proto.shared_scheme_errors) == (5, 4)
+    assert proto.shared_scheme_ufeats == 20.0
+    # per type, over the gold words with the type: b has none, so every type scores 0/a_words
+    per = {f.feature: (f.a_words, f.b_words, f.same, f.agreement) for f in proto.feature_agreement}
+    assert per == {"Aspect": (3, 0, 0, 0.0), "Case": (3, 0, 0, 0.0), "Gender": (3, 0, 0, 0.0),
+                   "Mood": (1, 0, 0, 0.0), "Number": (4, 0, 0, 0.0), "Person": (2, 0, 0, 0.0),
+                   "Tense": (3, 0, 0, 0.0), "VerbForm": (3, 0, 0, 0.0), "Voice": (3, 0, 0, 0.0)}
+    # observed: b uses no type, so all ten gold types are scheme-absent and so is every error
+    # (5/6 = 83.33 scheme-absent / 0.00 shared), including Δελφῶν: the issue's 74.74 / 0.00
+    obs = decompose(a, b, scheme_types="observed")
+    assert obs.scheme == () and len(obs.scheme_absent_types) == 10
+    assert (r2(obs.scheme_absent_points), r2(obs.shared_scheme_points)) == (83.33, 0.0)
+    assert (obs.shared_scheme_words, obs.shared_scheme_ufeats) == (1, 100.0)
+    assert obs.feature_agreement == ()
+    # an explicit list behaves as a fixed scheme: without Person, ἐγὼ and οἶδα are scheme-absent
+    lst = decompose(a, b, scheme_types="Aspect,Case,Gender,Mood,Number,Tense,VerbForm,Voice")
+    assert lst.scheme_types == "list" and lst.scheme_absent_types == ("Person", "PronType")
+    assert (lst.scheme_absent_errors, lst.shared_scheme_errors) == (2, 3)
+    # the definitions travel with the report
+    d = json.loads(json.dumps(proto.to_dict()))
+    assert d["definitions"]["scheme_types"]["choice"] == "conversion"
+    assert d["definitions"]["scheme_types"]["types"] == list(proto.scheme)
+    assert d["definitions"]["scheme_types"]["source"] == "sql/seeds/feats_published_types.csv"
+    assert d["definitions"]["per_type"]["choice"] == "gold"
+    assert d["definitions"]["protocol"] == "seed001"
+    assert "pyaegean" in d["definitions"]["protocol_description"]
+    assert d["ufeats"]["scheme_absent_points"] == 16.67 and d["ufeats"]["shared_scheme_points"] == 66.67
+    assert "per-type agreement over gold; protocol seed001" in proto.format_report()
+
+
+def test_definition_errors():
+    a = PROIEL_64490.read_text(encoding="utf-8")
+    with pytest.raises(ValueError, match="not universal feature types: Foo"):
+        decompose(a, a, scheme_types="Case,Foo")
+    with pytest.raises(ValueError, match="empty list"):
+        decompose(a, a, scheme_types=" , ")
+    with pytest.raises(ValueError, match="per-type: expected one of gold, union"):
+        decompose(a, a, per_type="either")
+    with pytest.raises(ValueError, match="protocol seed001 uses scheme types conversion"):
+        decompose(a, a, protocol="seed001", scheme_types="observed")
+    with pytest.raises(ValueError, match="unknown protocol 'x'"):
+        decompose(a, a, protocol="x")

@@ -11,8 +11,10 @@ Sub-commands:
   tokenization and percentile-bootstrap CIs (:mod:`sphragis.evaluation.score`); ``--by`` buckets
   the sentences with the works registry through the warehouse (:func:`folds.bucket_map`, or
   :func:`annotations.bucket_map` for a warehouse annotation).
-* ``sphragis eval drift --a INPUT --b INPUT [--top 10] [--json PATH]``: convention
-  decomposition of ``b`` against ``a`` (:mod:`sphragis.evaluation.drift`).
+* ``sphragis eval drift --a INPUT --b INPUT [--top 10] [--scheme-types conversion|observed|LIST]
+  [--per-type gold|union] [--protocol seed001] [--json PATH]``: convention decomposition of ``b``
+  against ``a`` (:mod:`sphragis.evaluation.drift`), under named definitions recorded in the
+  report (issue 17).
 * ``sphragis eval render NAME [--out PATH]``: write a warehouse annotation as CoNLL-U.
 
 An INPUT is an existing CoNLL-U file path; a named UD fold (``ud_perseus-test``,
@@ -246,18 +248,44 @@ def _cmd_score(args: argparse.Namespace) -> int:
     return 0
 
 
+def drift_choices(args: argparse.Namespace) -> dict[str, Any]:
+    """``scheme_types``/``per_type``/``protocol`` for :func:`drift.decompose` from the options.
+
+    ``--protocol`` fills the options not given with the protocol's choices; an option given with
+    a different value is an error (``ValueError`` naming both). Without ``--protocol`` the
+    defaults are ``conversion`` and ``gold``. Scheme lists are checked here, before any input is
+    read.
+    """
+    from .drift import PROTOCOLS, parse_scheme_types
+
+    chosen = {"scheme_types": args.scheme_types, "per_type": args.per_type}
+    if args.protocol:
+        fixed = PROTOCOLS[args.protocol]
+        for key, value in chosen.items():
+            if value is not None and value != fixed[key]:
+                flag = "--" + key.replace("_", "-")
+                raise ValueError(f"--protocol {args.protocol} sets {flag} {fixed[key]}; "
+                                 f"got {flag} {value}")
+            chosen[key] = fixed[key]
+    chosen["scheme_types"] = chosen["scheme_types"] or "conversion"
+    chosen["per_type"] = chosen["per_type"] or "gold"
+    parse_scheme_types(chosen["scheme_types"])
+    return {**chosen, "protocol": args.protocol}
+
+
 def _cmd_drift(args: argparse.Namespace) -> int:
     from .drift import decompose
 
+    choices = drift_choices(args)
     (a, b), dropped, con = _resolve_inputs([(args.a, "--a"), (args.b, "--b")])
     if con is not None:
         con.close()
-    result = decompose(a.text, b.text, top=args.top)
+    result = decompose(a.text, b.text, top=args.top, **choices)
     pairs = [("a", a), ("b", b)]
     print("\n".join(_describe_inputs(pairs, dropped)))
     print(result.format_report())
     if args.json:
-        doc = {"a": a.label, "b": b.label, **result.to_dict()}
+        doc = {"a": a.label, "b": b.label, **result.to_dict()}  # starts with "definitions"
         if any(i.annotation is not None for _, i in pairs):
             doc["skipped"] = _skipped_json(pairs)
         _write_json(args.json, doc)
@@ -304,6 +332,12 @@ def _non_negative(text: str) -> int:
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``eval`` (with ``overlap``, ``score``, ``drift``, ``render``) to the ``sphragis`` CLI."""
     from .annotations import NAMES_HELP
+    from .drift import CONVERSION_SEED, PER_TYPE, PROTOCOLS, conversion_types
+
+    try:
+        conversion = " ".join(conversion_types())
+    except (OSError, ValueError) as exc:  # shown in --help; running drift raises it again
+        conversion = f"unavailable: {exc}"
 
     input_help = ("a CoNLL-U file path, a named UD fold (e.g. ud_perseus-test) or a warehouse "
                   "annotation VIEW:SELECTION (e.g. native:agdt@ud_perseus-test; see `sphragis eval --help`)")
@@ -350,10 +384,32 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Convention decomposition of annotation b against annotation a (a as gold): the\n"
         "UFeats gap split into scheme-absent feature types and disagreement inside shared types\n"
         "(per-type agreement), the LAS gap into attachment and label-only errors, and the top\n"
-        "relation and UPOS confusion pairs. Both must have the same tokenization.")
+        "relation and UPOS confusion pairs. Both must have the same tokenization. The definitions\n"
+        "used are named in the report and in the JSON 'definitions' block.")
     d.add_argument("--a", required=True, metavar="INPUT", help=f"annotation a: {input_help}")
     d.add_argument("--b", required=True, metavar="INPUT", help=f"annotation b: {input_help}")
     d.add_argument("--top", type=_non_negative, default=10, help="confusion pairs to list (default 10)")
+    d.add_argument(
+        "--scheme-types", metavar="conversion|observed|LIST",
+        help="which FEATS types b's scheme has; a type of a outside it is scheme-absent. "
+        f"conversion (default): the fixed list the AGDT->UD conversion emits ({conversion}; "
+        f"seed sql/seeds/{CONVERSION_SEED}.csv); "
+        "observed: the types b uses anywhere in its file; LIST: comma-separated types "
+        "(e.g. Case,Number). conversion is the default because it does not depend on the prediction "
+        "(an empty or sparse b cannot turn every type scheme-absent, and two predictions split their "
+        "gaps alike) and it is seed 001's definition; use observed for two annotations neither of "
+        "which follows the AGDT conversion")
+    d.add_argument(
+        "--per-type", choices=list(PER_TYPE),
+        help="denominator of per-type agreement. gold (default): words where a has the type "
+        "(per-type recall, seed 001's definition); union: words where a or b has it (b's additions "
+        "count against it). Both counts are always reported, so either figure can be recomputed")
+    protocols = "; ".join(f"{name}: {p['description']} (--scheme-types {p['scheme_types']} "
+                          f"--per-type {p['per_type']})" for name, p in PROTOCOLS.items())
+    d.add_argument(
+        "--protocol", choices=list(PROTOCOLS),
+        help=f"set every definition to a reference protocol's choices at once; {protocols}; an "
+        "explicit option that contradicts it is an error")
     d.add_argument("--json", metavar="PATH", help="also write the decomposition as JSON")
     d.set_defaults(func=_cmd_drift)
 

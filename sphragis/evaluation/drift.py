@@ -13,31 +13,49 @@ tokenization the evaluator's F1 equals per-word accuracy):
   ``|``-joined string; DEPREL subtypes are stripped (``obl:arg`` → ``obl``); HEAD is compared as
   the word index. UPOS, UFeats, UAS and LAS computed here are checked against the evaluator run on
   the whole texts (a mismatch raises ``RuntimeError``).
-* **UFeats gap** = 100 − UFeats, split into
-  *scheme-absent* points: 100 · (words whose ``a`` FEATS contain a feature type that never
-  occurs anywhere in ``b``) / N — such a word can never match — and *shared-scheme* points: the
-  rest of the gap (disagreement where ``b``'s scheme could have matched; an upper bound on genuine
-  error, since it still includes value conventions and ``b``-only types).
-  ``shared_scheme_ufeats`` is UFeats over the words whose ``a`` feature types all occur in ``b``.
-* **Per-type agreement** for every feature type occurring in both files: over the words where
-  ``a`` or ``b`` carries the type, the share where both carry it with the same value (a missing
-  type counts as a different value).
+* **Scheme** (``scheme_types``, named definition): the feature types ``b``'s annotation scheme
+  can carry. ``"conversion"`` (default; seed 001): the fixed list of types the AGDT → UD feature
+  conversion emits, read from the seed ``sql/seeds/feats_published_types.csv`` (SPEC §5
+  published FEATS: Aspect Case Degree Gender Mood Number Person Tense VerbForm Voice).
+  ``"observed"``: the types ``b`` uses anywhere in the file. Or an explicit list of universal
+  types. A type of ``a`` outside the scheme is *scheme-absent*.
+* **UFeats gap** = 100 − UFeats, split into *scheme-absent* points: 100 · (UFeats errors on
+  words whose ``a`` FEATS contain a scheme-absent type) / N (with ``"observed"`` every such word
+  is an error; with a fixed list it is one unless ``b`` emits the type anyway) and
+  *shared-scheme* points: the rest of the gap (disagreement where ``b``'s scheme could have
+  matched; an upper bound on genuine error, since it still includes value conventions and
+  ``b``-only types). ``shared_scheme_ufeats`` is UFeats over the words whose ``a`` feature types
+  all lie in the scheme.
+* **Per-type agreement** for every feature type of ``a`` inside the scheme: the words where both
+  carry the type with the same value, divided by (``per_type``, named definition) ``"gold"``
+  (default; seed 001): the words where ``a`` carries the type (per-type recall; ``b``'s
+  additions do not lower it), or ``"union"``: the words where ``a`` or ``b`` carries it (a
+  missing type counts as a different value, so ``b``'s additions lower it). Both counts are
+  always reported.
 * **LAS gap** = 100 − LAS = *attachment* points (100 − UAS: wrong head) + *label-only* points
   (UAS − LAS: right head, wrong deprel).
 * **Relation confusions**: ``a`` deprel → ``b`` deprel over label-only words; ``share`` is the
   percentage of all label-only words. **UPOS confusions**: ``a`` UPOS → ``b`` UPOS over UPOS
   errors; ``share`` is the percentage of all UPOS errors. Top ``top`` pairs (default 10) by
   count, ties broken alphabetically.
+
+The definitions in force are named in the report itself (``DriftResult.definitions``, the JSON
+``definitions`` block). ``PROTOCOLS["seed001"]`` holds the protocol's choices (scheme
+``conversion``, per-type ``gold``): comparable with published pyaegean reports (issue 17).
 """
 
 from __future__ import annotations
 
+import csv
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import udtools.udeval as _udeval
 
+from .. import config
 from .score import (
     ConlluFormatError,
     Sentence,
@@ -48,14 +66,106 @@ from .score import (
 )
 
 __all__ = [
+    "PER_TYPE",
+    "PROTOCOLS",
+    "SCHEME_TYPES",
     "Confusion",
     "DriftResult",
     "FeatureAgreement",
     "TokenizationMismatch",
+    "conversion_types",
     "decompose",
+    "parse_scheme_types",
 ]
 
 _UNIVERSAL = frozenset(_udeval.UNIVERSAL_FEATURES)
+
+#: Named definitions of the scheme (what makes a feature type of ``a`` scheme-absent).
+SCHEME_TYPES: dict[str, str] = {
+    "conversion": "the fixed list of FEATS types the AGDT -> UD conversion can emit (seed "
+                  "feats_published_types, SPEC §5); a type of a outside it is scheme-absent",
+    "observed": "the FEATS types b uses anywhere in the file; a type of a that b never uses is "
+                "scheme-absent",
+    "list": "an explicit list of feature types given by the user; a type of a outside it is "
+            "scheme-absent",
+}
+#: Named definitions of the per-type agreement denominator.
+PER_TYPE: dict[str, str] = {
+    "gold": "words where both carry the type with the same value / words where a carries it",
+    "union": "words where both carry the type with the same value / words where a or b carries it",
+}
+#: Choices of a reference protocol, applied at once by ``sphragis eval drift --protocol``.
+PROTOCOLS: dict[str, dict[str, str]] = {
+    "seed001": {"scheme_types": "conversion", "per_type": "gold",
+                "description": "seed 001 benchmark protocol: comparable with published pyaegean "
+                               "reports"},
+}
+#: The seed holding the conversion's FEATS types (one home of the list; SPEC §5).
+CONVERSION_SEED = "feats_published_types"
+
+
+@cache
+def conversion_types() -> tuple[str, ...]:
+    """The FEATS types the AGDT → UD conversion emits, sorted (SPEC §5 "FEATS"; seed 001).
+
+    Read from the ``feature`` column of the checked-in seed
+    ``sql/seeds/feats_published_types.csv`` (``config.SEEDS_DIR``), the same table the
+    ``int_token_morphology`` model restricts published FEATS to.
+
+    Raises:
+        FileNotFoundError: the seed is missing.
+        ValueError: the seed has no ``feature`` column, is empty, or names a type that is not a
+            universal feature type of the CoNLL 2018 evaluator (file and line named).
+    """
+    path = config.SEEDS_DIR / f"{CONVERSION_SEED}.csv"
+    if not path.is_file():
+        raise FileNotFoundError(f"conversion FEATS types: seed {path} not found")
+    with path.open(encoding="utf-8", newline="") as fh:
+        reader = csv.DictReader(fh)
+        if "feature" not in (reader.fieldnames or ()):
+            raise ValueError(f"{path}: no 'feature' column (header {reader.fieldnames})")
+        types = []
+        for row in reader:
+            t = (row["feature"] or "").strip()
+            if t not in _UNIVERSAL:
+                raise ValueError(f"{path}:{reader.line_num}: {t!r} is not a universal feature type")
+            types.append(t)
+    if not types:
+        raise ValueError(f"{path}: no feature types")
+    return tuple(sorted(types))
+
+
+def parse_scheme_types(spec: str | Sequence[str]) -> tuple[str, tuple[str, ...] | None]:
+    """Resolve a scheme choice to ``(name, types)``.
+
+    Args:
+        spec: ``"conversion"``, ``"observed"``, a comma-separated list of feature types
+            (``"Case,Number"``) or a sequence of them.
+
+    Returns:
+        ``("conversion", conversion_types())``, ``("observed", None)`` (the types are b's, known
+        only with the data) or ``("list", sorted unique types)``.
+
+    Raises:
+        ValueError: an empty list or a name that is not a universal feature type of the
+            CoNLL 2018 evaluator (``udeval.UNIVERSAL_FEATURES``; other types are ignored by
+            UFeats, so they cannot be part of a scheme).
+    """
+    if isinstance(spec, str):
+        if spec in ("conversion", "observed"):
+            return spec, (conversion_types() if spec == "conversion" else None)
+        items = [t.strip() for t in spec.split(",")]
+    else:
+        items = [str(t).strip() for t in spec]
+    items = [t for t in items if t]
+    if not items:
+        raise ValueError("scheme types: expected 'conversion', 'observed' or a comma-separated "
+                         "list of feature types, got an empty list")
+    unknown = sorted(set(items) - _UNIVERSAL)
+    if unknown:
+        raise ValueError(f"scheme types: not universal feature types: {', '.join(unknown)} "
+                         f"(known: {', '.join(sorted(_UNIVERSAL))}; or 'conversion', 'observed')")
+    return "list", tuple(sorted(set(items)))
 
 
 @dataclass(frozen=True)
@@ -105,11 +215,12 @@ def _r2(x: float | None) -> float | None:
 
 @dataclass(frozen=True)
 class FeatureAgreement:
-    """Agreement on one feature type present in both annotations.
+    """Agreement on one feature type of ``a`` inside the scheme.
 
     ``a_words``/``b_words``: words carrying the type in ``a``/``b``; ``union_words``: in either;
-    ``same``: words where both carry it with the same value; ``agreement`` = 100 · same /
-    union_words (percent).
+    ``same``: words where both carry it with the same value; ``per_type`` the denominator's
+    definition (:data:`PER_TYPE`): ``agreement`` = 100 · same / a_words (``"gold"``) or
+    100 · same / union_words (``"union"``), in percent.
     """
 
     feature: str
@@ -117,10 +228,16 @@ class FeatureAgreement:
     b_words: int
     union_words: int
     same: int
+    per_type: str = "gold"
+
+    @property
+    def denominator(self) -> int:
+        """Words the agreement is taken over (``a_words`` or ``union_words``)."""
+        return self.a_words if self.per_type == "gold" else self.union_words
 
     @property
     def agreement(self) -> float | None:
-        return _pct(self.same, self.union_words)
+        return _pct(self.same, self.denominator)
 
     def to_dict(self) -> dict[str, Any]:
         return {"feature": self.feature, "agreement": _r2(self.agreement), "a_words": self.a_words,
@@ -145,12 +262,17 @@ class DriftResult:
     """Result of :func:`decompose`. Percentages are unrounded floats; ``to_dict`` rounds to 2.
 
     Counts: ``sentences``, ``words`` (N), ``upos_errors``, ``ufeats_errors``,
-    ``scheme_absent_words`` (words whose ``a`` FEATS hold a type absent from ``b``; all are
-    UFeats errors), ``shared_scheme_words`` (the other words), ``shared_scheme_errors``,
+    ``scheme_absent_words`` (words whose ``a`` FEATS hold a scheme-absent type),
+    ``scheme_absent_errors`` (the UFeats errors among them; equal with ``observed``),
+    ``shared_scheme_words`` (the other words), ``shared_scheme_errors``,
     ``attachment_errors`` (wrong head), ``label_only_errors`` (right head, wrong deprel).
-    Type lists: ``scheme_absent_types`` (in ``a``, never in ``b``), ``b_only_types`` (in ``b``,
-    never in ``a``). ``evaluator`` holds the evaluator's own UPOS/UFeats/UAS/LAS F1 (percent),
-    equal to the figures derived here.
+    Type lists: ``scheme`` (the scheme's types; with ``observed`` b's types),
+    ``scheme_absent_types`` (in ``a``, outside the scheme), ``b_only_types`` (in ``b``, never in
+    ``a``), ``b_outside_scheme_types`` (in ``b`` but outside a fixed scheme: a sign the scheme
+    does not describe ``b``). ``scheme_types`` / ``per_type`` name the definitions in force
+    (:data:`SCHEME_TYPES`, :data:`PER_TYPE`), ``protocol`` the reference protocol applied, if any.
+    ``evaluator`` holds the evaluator's own UPOS/UFeats/UAS/LAS F1 (percent), equal to the
+    figures derived here.
     """
 
     sentences: int
@@ -158,16 +280,22 @@ class DriftResult:
     upos_errors: int
     ufeats_errors: int
     scheme_absent_words: int
+    scheme_absent_errors: int
     shared_scheme_words: int
     shared_scheme_errors: int
     attachment_errors: int
     label_only_errors: int
+    scheme: tuple[str, ...]
     scheme_absent_types: tuple[str, ...]
     b_only_types: tuple[str, ...]
+    b_outside_scheme_types: tuple[str, ...]
     feature_agreement: tuple[FeatureAgreement, ...]
     relation_confusions: tuple[Confusion, ...]
     upos_confusions: tuple[Confusion, ...]
     evaluator: dict[str, float]
+    scheme_types: str = "conversion"
+    per_type: str = "gold"
+    protocol: str | None = None
 
     # -- derived percentages ----------------------------------------------------------------
     @property
@@ -193,8 +321,8 @@ class DriftResult:
 
     @property
     def scheme_absent_points(self) -> float:
-        """Part of the UFeats gap due to feature types ``b`` never uses (points)."""
-        return 100.0 * self.scheme_absent_words / self.words
+        """Part of the UFeats gap on words holding a scheme-absent type of ``a`` (points)."""
+        return 100.0 * self.scheme_absent_errors / self.words
 
     @property
     def shared_scheme_points(self) -> float:
@@ -203,7 +331,7 @@ class DriftResult:
 
     @property
     def shared_scheme_ufeats(self) -> float | None:
-        """UFeats (percent) over the words whose ``a`` feature types all occur in ``b``."""
+        """UFeats (percent) over the words whose ``a`` feature types all lie in the scheme."""
         return _pct(self.shared_scheme_words - self.shared_scheme_errors, self.shared_scheme_words)
 
     @property
@@ -223,8 +351,11 @@ class DriftResult:
 
     # -- output -----------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
-        """JSON-serializable dict; percentages rounded to 2 decimals, counts exact."""
+        """JSON-serializable dict; percentages rounded to 2 decimals, counts exact.
+
+        Starts with the ``definitions`` block (:meth:`definitions`)."""
         return {
+            "definitions": self.definitions(),
             "sentences": self.sentences,
             "words": self.words,
             "scores": {"UPOS": _r2(self.upos), "UFeats": _r2(self.ufeats),
@@ -236,11 +367,13 @@ class DriftResult:
                 "shared_scheme_points": _r2(self.shared_scheme_points),
                 "errors": self.ufeats_errors,
                 "scheme_absent_words": self.scheme_absent_words,
+                "scheme_absent_errors": self.scheme_absent_errors,
                 "shared_scheme_words": self.shared_scheme_words,
                 "shared_scheme_errors": self.shared_scheme_errors,
                 "shared_scheme_ufeats": _r2(self.shared_scheme_ufeats),
                 "scheme_absent_types": list(self.scheme_absent_types),
                 "b_only_types": list(self.b_only_types),
+                "b_outside_scheme_types": list(self.b_outside_scheme_types),
                 "per_type": [f.to_dict() for f in self.feature_agreement],
             },
             "las": {
@@ -257,29 +390,59 @@ class DriftResult:
             },
         }
 
+    def definitions(self) -> dict[str, Any]:
+        """The definitions in force, named and spelled out (the JSON ``definitions`` block)."""
+        source = {"conversion": f"sql/seeds/{CONVERSION_SEED}.csv", "observed": "b",
+                  "list": "user"}[self.scheme_types]
+        return {
+            "protocol": self.protocol,
+            "protocol_description": (PROTOCOLS[self.protocol]["description"]
+                                     if self.protocol else None),
+            "scheme_types": {"choice": self.scheme_types, "types": list(self.scheme),
+                             "source": source, "definition": SCHEME_TYPES[self.scheme_types]},
+            "per_type": {"choice": self.per_type, "definition": PER_TYPE[self.per_type]},
+            "ufeats_split": "gap = 100 - UFeats = scheme-absent points (UFeats errors on words "
+                            "whose a FEATS hold a scheme-absent type) + shared-scheme points "
+                            "(the other UFeats errors), in points of all words",
+            "las_split": "gap = 100 - LAS = attachment points (100 - UAS) + label-only points "
+                         "(UAS - LAS)",
+            "feats": "CoNLL 2018 evaluator conventions: universal feature types only",
+        }
+
     def format_report(self) -> str:
         """Plain-text report of the decomposition (percent / points, 2 decimals)."""
         f = "{:.2f}".format
         lines = [
             f"Convention decomposition (a = gold, b = system): {self.sentences} sentences, "
             f"{self.words} words",
+            f"definitions: scheme types {self.scheme_types} ({', '.join(self.scheme) or 'none'}); "
+            f"per-type agreement over {self.per_type}"
+            + (f"; protocol {self.protocol}: {PROTOCOLS[self.protocol]['description']}"
+               if self.protocol else ""),
             f"UPOS {f(self.upos)}  UFeats {f(self.ufeats)}  UAS {f(self.uas)}  LAS {f(self.las)}",
             "",
             f"UFeats gap {f(self.ufeats_gap)} points = scheme-absent {f(self.scheme_absent_points)}"
-            f" ({self.scheme_absent_words} words) + shared-scheme {f(self.shared_scheme_points)}"
+            f" ({self.scheme_absent_errors} words) + shared-scheme {f(self.shared_scheme_points)}"
             f" ({self.shared_scheme_errors} words)",
-            "  types in a never used by b: " + (", ".join(self.scheme_absent_types) or "none"),
+            "  types in a outside the scheme: " + (", ".join(self.scheme_absent_types) or "none"),
             "  types in b never used by a: " + (", ".join(self.b_only_types) or "none"),
         ]
+        if self.b_outside_scheme_types:
+            lines.append("  note: b uses types outside the scheme: "
+                         + ", ".join(self.b_outside_scheme_types)
+                         + " (the scheme does not describe b; see --scheme-types)")
         ss = self.shared_scheme_ufeats
         lines.append(f"  UFeats on the {self.shared_scheme_words} shared-scheme words: "
                      + ("n/a" if ss is None else f(ss)))
         if self.feature_agreement:
-            lines.append("  per-type agreement (words with the type in a or b):")
+            over = "words with the type in a" if self.per_type == "gold" else \
+                "words with the type in a or b"
+            lines.append(f"  per-type agreement ({over}):")
             for fa in self.feature_agreement:
                 ag = fa.agreement
                 lines.append(f"    {fa.feature:<10} {'n/a' if ag is None else f(ag):>7}  "
-                             f"({fa.same}/{fa.union_words}; a {fa.a_words}, b {fa.b_words})")
+                             f"({fa.same}/{fa.denominator}; a {fa.a_words}, b {fa.b_words}, "
+                             f"either {fa.union_words})")
         lines += [
             "",
             f"LAS gap {f(self.las_gap)} points = attachment {f(self.attachment_points)}"
@@ -303,7 +466,9 @@ def _top(counter: Counter[tuple[str, str]], total: int, top: int) -> tuple[Confu
     return tuple(Confusion(a, b, n, 100.0 * n / total) for (a, b), n in items)
 
 
-def decompose(a_text: str, b_text: str, *, top: int = 10) -> DriftResult:
+def decompose(a_text: str, b_text: str, *, top: int = 10,
+              scheme_types: str | Sequence[str] = "conversion", per_type: str = "gold",
+              protocol: str | None = None) -> DriftResult:
     """Decompose the disagreement of annotation ``b`` against annotation ``a`` (SPEC §12, seed 001).
 
     Args:
@@ -311,6 +476,11 @@ def decompose(a_text: str, b_text: str, *, top: int = 10) -> DriftResult:
         b_text: CoNLL-U text of annotation ``b`` (treated as system) of the same sentences with
             the same tokenization.
         top: how many confusion pairs to list (relations and UPOS).
+        scheme_types: ``"conversion"`` (default, seed 001), ``"observed"``, or a list of feature
+            types (comma-separated string or sequence); see :data:`SCHEME_TYPES`.
+        per_type: ``"gold"`` (default, seed 001) or ``"union"``; see :data:`PER_TYPE`.
+        protocol: a key of :data:`PROTOCOLS` (``"seed001"``): sets ``scheme_types`` and
+            ``per_type`` to the protocol's choices; giving different ones too is an error.
 
     Returns:
         :class:`DriftResult` (see the module docstring for the definitions; percentages in
@@ -320,8 +490,22 @@ def decompose(a_text: str, b_text: str, *, top: int = 10) -> DriftResult:
         TokenizationMismatch: the sentences or their token/word lines differ (as in
             :func:`sphragis.evaluation.score.score`).
         ConlluFormatError: text the evaluator cannot load, or no words at all.
+        ValueError: an unknown protocol, per-type definition or feature type, or explicit
+            choices that contradict ``protocol``.
+        FileNotFoundError: ``"conversion"`` and the seed ``feats_published_types.csv`` is missing.
         RuntimeError: the figures derived here differ from the evaluator's (internal invariant).
     """
+    if protocol is not None:
+        if protocol not in PROTOCOLS:
+            raise ValueError(f"unknown protocol {protocol!r} (known: {', '.join(PROTOCOLS)})")
+        choice = PROTOCOLS[protocol]
+        if (scheme_types, per_type) != (choice["scheme_types"], choice["per_type"]):
+            raise ValueError(f"protocol {protocol} uses scheme types {choice['scheme_types']} and "
+                             f"per-type {choice['per_type']}; got {scheme_types!r} and "
+                             f"{per_type!r}")
+    if per_type not in PER_TYPE:
+        raise ValueError(f"per-type: expected one of {', '.join(PER_TYPE)}, got {per_type!r}")
+    scheme_name, fixed = parse_scheme_types(scheme_types)
     a_sents = parse_sentences(a_text, side="a")
     b_sents = parse_sentences(b_text, side="b")
     check_tokenization(a_sents, b_sents)
@@ -331,12 +515,13 @@ def decompose(a_text: str, b_text: str, *, top: int = 10) -> DriftResult:
     n = len(a_words)
 
     a_types, b_types = _types(a_words), _types(b_words)
-    absent = a_types - b_types
-    shared_types = sorted(a_types & b_types)
+    scheme = frozenset(b_types if fixed is None else fixed)
+    absent = a_types - scheme
+    shared_types = sorted(a_types & scheme)
 
     upos_conf: Counter[tuple[str, str]] = Counter()
     rel_conf: Counter[tuple[str, str]] = Counter()
-    ufeats_errors = scheme_absent_words = shared_errors = 0
+    ufeats_errors = scheme_absent_words = absent_errors = shared_errors = 0
     attach = label_only = 0
     union = Counter[str]()
     same = Counter[str]()
@@ -346,14 +531,14 @@ def decompose(a_text: str, b_text: str, *, top: int = 10) -> DriftResult:
         if wa.upos != wb.upos:
             upos_conf[(wa.upos, wb.upos)] += 1
         fa, fb = wa.feat_map, wb.feat_map
+        outside = not absent.isdisjoint(fa)
+        scheme_absent_words += outside
         if wa.feats != wb.feats:
             ufeats_errors += 1
-            if not absent.isdisjoint(fa):
-                scheme_absent_words += 1
+            if outside:
+                absent_errors += 1
             else:
                 shared_errors += 1
-        elif not absent.isdisjoint(fa):  # pragma: no cover - impossible by construction
-            raise RuntimeError("a word with a scheme-absent feature type matched b")
         for t in shared_types:
             ina, inb = t in fa, t in fb
             if ina or inb:
@@ -377,16 +562,19 @@ def decompose(a_text: str, b_text: str, *, top: int = 10) -> DriftResult:
             raise RuntimeError(f"{metric}: decomposition ({correct}/{n}) differs from the "
                                f"evaluator ({e.correct}/{e.gold_total}/{e.system_total})")
 
-    agreement = tuple(FeatureAgreement(t, a_has[t], b_has[t], union[t], same[t])
+    agreement = tuple(FeatureAgreement(t, a_has[t], b_has[t], union[t], same[t], per_type)
                       for t in shared_types)
     return DriftResult(
         sentences=len(a_sents), words=n, upos_errors=upos_errors, ufeats_errors=ufeats_errors,
-        scheme_absent_words=scheme_absent_words,
+        scheme_absent_words=scheme_absent_words, scheme_absent_errors=absent_errors,
         shared_scheme_words=n - scheme_absent_words, shared_scheme_errors=shared_errors,
         attachment_errors=attach, label_only_errors=label_only,
+        scheme=tuple(sorted(scheme)),
         scheme_absent_types=tuple(sorted(absent)), b_only_types=tuple(sorted(b_types - a_types)),
+        b_outside_scheme_types=tuple(sorted(b_types - scheme)),
         feature_agreement=agreement,
         relation_confusions=_top(rel_conf, label_only, top),
         upos_confusions=_top(upos_conf, upos_errors, top),
         evaluator={m: 100.0 * ev[m].f1 for m in mine},
+        scheme_types=scheme_name, per_type=per_type, protocol=protocol,
     )
