@@ -206,6 +206,58 @@ def test_drift_tokenization_mismatch(capsys, tmp_path, gold_text):
     assert rc == 1 and err.startswith(f"sphragis eval: error: tokenization differs in sentence '{S1}' (#1)")
 
 
+PROIEL_64490 = FIXTURE.parent / "grc_proiel-ud-test.64490.conllu"
+
+
+def test_drift_protocol_and_definitions(capsys, tmp_path):
+    # UD PROIEL test sent_id 64490 against itself with every FEATS blanked (the issue-17 example;
+    # figures derived by hand in tests/test_drift.py)
+    a = PROIEL_64490.read_text(encoding="utf-8")
+    b = tmp_path / "empty.conllu"
+    b.write_text(edit(a, {(1, w, FEATS): "_" for w in range(1, 7)}), encoding="utf-8")
+    rc, out, _ = run(capsys, "drift", "--a", str(PROIEL_64490), "--b", str(b), "--protocol", "seed001",
+                     "--json", str(tmp_path / "d.json"))
+    assert rc == 0
+    assert "UFeats gap 83.33 points = scheme-absent 16.67 (1 words) + shared-scheme 66.67 (4 words)" in out
+    assert ("definitions: scheme types conversion (Aspect, Case, Degree, Gender, Mood, Number, Person, "
+            "Tense, VerbForm, Voice); per-type agreement over gold; protocol seed001") in out
+    assert "    Case          0.00  (0/3; a 3, b 0, either 3)" in out
+    doc = json.loads((tmp_path / "d.json").read_text(encoding="utf-8"))
+    assert list(doc)[:3] == ["a", "b", "definitions"]
+    assert doc["definitions"]["per_type"] == {"choice": "gold", "definition": (
+        "words where both carry the type with the same value / words where a carries it")}
+    # without --protocol the defaults are the same choices, recorded without a protocol name
+    rc, out, _ = run(capsys, "drift", "--a", str(PROIEL_64490), "--b", str(b), "--json", str(tmp_path / "e.json"))
+    e = json.loads((tmp_path / "e.json").read_text(encoding="utf-8"))
+    assert e["definitions"]["protocol"] is None and e["ufeats"] == doc["ufeats"]
+    # the other definitions on request
+    rc, out, _ = run(capsys, "drift", "--a", str(PROIEL_64490), "--b", str(b), "--scheme-types", "observed",
+                     "--per-type", "union")
+    assert rc == 0 and "scheme-absent 83.33 (5 words) + shared-scheme 0.00 (0 words)" in out
+    assert "definitions: scheme types observed (none); per-type agreement over union" in out
+
+
+def test_drift_protocol_conflicts_and_bad_lists(capsys):
+    rc, _, err = run(capsys, "drift", "--a", str(PROIEL_64490), "--b", str(PROIEL_64490),
+                     "--protocol", "seed001", "--per-type", "union")
+    assert rc == 1 and "--protocol seed001 sets --per-type gold; got --per-type union" in err
+    rc, _, err = run(capsys, "drift", "--a", str(PROIEL_64490), "--b", str(PROIEL_64490),
+                     "--scheme-types", "Case,Cases")
+    assert rc == 1 and "not universal feature types: Cases" in err
+    rc, _, err = run(capsys, "drift", "--a", str(PROIEL_64490), "--b", str(PROIEL_64490),
+                     "--protocol", "seed001", "--scheme-types", "conversion")  # agrees: fine
+    assert rc == 0
+
+
+def test_drift_help_names_the_definitions(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["eval", "drift", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "conversion (default): the fixed list the AGDT->UD conversion emits (Aspect Case Degree" in text
+    assert "seed001: seed 001 benchmark protocol: comparable with published pyaegean reports" in text
+    assert "gold (default): words where a has the type" in text
+
+
 # --------------------------------------------------------------------------------------------
 # overlap
 # --------------------------------------------------------------------------------------------

@@ -256,7 +256,8 @@ def drift_choices(args: argparse.Namespace) -> dict[str, Any]:
     defaults are ``conversion`` and ``gold``. Scheme lists are checked here, before any input is
     read.
     """
-    from .drift import PROTOCOLS, parse_scheme_types
+    from .definitions import PROTOCOLS
+    from .drift import parse_scheme_types
 
     chosen = {"scheme_types": args.scheme_types, "per_type": args.per_type}
     if args.protocol:
@@ -332,10 +333,10 @@ def _non_negative(text: str) -> int:
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``eval`` (with ``overlap``, ``score``, ``drift``, ``render``) to the ``sphragis`` CLI."""
     from .annotations import NAMES_HELP
-    from .drift import CONVERSION_SEED, PER_TYPE, PROTOCOLS, conversion_types
+    from .definitions import CONVERSION_SEED, MIN_CI_SENTENCES, PER_TYPE, PROTOCOLS, conversion_seed_rows
 
     try:
-        conversion = " ".join(conversion_types())
+        conversion = " ".join(sorted(t for _, t in conversion_seed_rows()))
     except (OSError, ValueError) as exc:  # shown in --help; running drift raises it again
         conversion = f"unavailable: {exc}"
 
@@ -365,7 +366,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Score predicted CoNLL-U against gold with gold tokenization: UPOS, XPOS, UFeats,\n"
         "AllTags, Lemma, UAS, LAS, CLAS, MLAS, BLEX as CoNLL 2018 F1 (udtools.udeval), with\n"
         "percentile-bootstrap confidence intervals over sentences. Tokenization must match the gold\n"
-        "exactly; the first difference is reported.")
+        "exactly; the first difference is reported. A resample with no gold and no system items\n"
+        "for a metric scores 0, as the CoNLL 2018 evaluator scores it (kept, not dropped); a\n"
+        f"bucket of fewer than {MIN_CI_SENTENCES} sentences gets no CI and a note.")
     s.add_argument("--gold", required=True, metavar="INPUT", help=f"gold: {input_help}")
     s.add_argument("--pred", required=True, metavar="INPUT", help=f"prediction: {input_help}")
     s.add_argument("--bootstrap", type=_non_negative, default=999,

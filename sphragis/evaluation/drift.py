@@ -40,13 +40,13 @@ tokenization the evaluator's F1 equals per-word accuracy):
   count, ties broken alphabetically.
 
 The definitions in force are named in the report itself (``DriftResult.definitions``, the JSON
-``definitions`` block). ``PROTOCOLS["seed001"]`` holds the protocol's choices (scheme
+``definitions`` block); their names live in :mod:`sphragis.evaluation.definitions`, whose
+``PROTOCOLS["seed001"]`` holds the protocol's choices (scheme
 ``conversion``, per-type ``gold``): comparable with published pyaegean reports (issue 17).
 """
 
 from __future__ import annotations
 
-import csv
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -56,6 +56,13 @@ from typing import Any
 import udtools.udeval as _udeval
 
 from .. import config
+from .definitions import (
+    CONVERSION_SEED,
+    PER_TYPE,
+    PROTOCOLS,
+    SCHEME_TYPES,
+    conversion_seed_rows,
+)
 from .score import (
     ConlluFormatError,
     Sentence,
@@ -80,59 +87,25 @@ __all__ = [
 
 _UNIVERSAL = frozenset(_udeval.UNIVERSAL_FEATURES)
 
-#: Named definitions of the scheme (what makes a feature type of ``a`` scheme-absent).
-SCHEME_TYPES: dict[str, str] = {
-    "conversion": "the fixed list of FEATS types the AGDT -> UD conversion can emit (seed "
-                  "feats_published_types, SPEC §5); a type of a outside it is scheme-absent",
-    "observed": "the FEATS types b uses anywhere in the file; a type of a that b never uses is "
-                "scheme-absent",
-    "list": "an explicit list of feature types given by the user; a type of a outside it is "
-            "scheme-absent",
-}
-#: Named definitions of the per-type agreement denominator.
-PER_TYPE: dict[str, str] = {
-    "gold": "words where both carry the type with the same value / words where a carries it",
-    "union": "words where both carry the type with the same value / words where a or b carries it",
-}
-#: Choices of a reference protocol, applied at once by ``sphragis eval drift --protocol``.
-PROTOCOLS: dict[str, dict[str, str]] = {
-    "seed001": {"scheme_types": "conversion", "per_type": "gold",
-                "description": "seed 001 benchmark protocol: comparable with published pyaegean "
-                               "reports"},
-}
-#: The seed holding the conversion's FEATS types (one home of the list; SPEC §5).
-CONVERSION_SEED = "feats_published_types"
-
-
 @cache
 def conversion_types() -> tuple[str, ...]:
     """The FEATS types the AGDT → UD conversion emits, sorted (SPEC §5 "FEATS"; seed 001).
 
-    Read from the ``feature`` column of the checked-in seed
-    ``sql/seeds/feats_published_types.csv`` (``config.SEEDS_DIR``), the same table the
-    ``int_token_morphology`` model restricts published FEATS to.
+    From the seed ``sql/seeds/feats_published_types.csv``
+    (:func:`definitions.conversion_seed_rows`), the same table the ``int_token_morphology``
+    model restricts published FEATS to.
 
     Raises:
         FileNotFoundError: the seed is missing.
-        ValueError: the seed has no ``feature`` column, is empty, or names a type that is not a
-            universal feature type of the CoNLL 2018 evaluator (file and line named).
+        ValueError: the seed is malformed, or names a type that is not a universal feature type
+            of the CoNLL 2018 evaluator (file and line named).
     """
-    path = config.SEEDS_DIR / f"{CONVERSION_SEED}.csv"
-    if not path.is_file():
-        raise FileNotFoundError(f"conversion FEATS types: seed {path} not found")
-    with path.open(encoding="utf-8", newline="") as fh:
-        reader = csv.DictReader(fh)
-        if "feature" not in (reader.fieldnames or ()):
-            raise ValueError(f"{path}: no 'feature' column (header {reader.fieldnames})")
-        types = []
-        for row in reader:
-            t = (row["feature"] or "").strip()
-            if t not in _UNIVERSAL:
-                raise ValueError(f"{path}:{reader.line_num}: {t!r} is not a universal feature type")
-            types.append(t)
-    if not types:
-        raise ValueError(f"{path}: no feature types")
-    return tuple(sorted(types))
+    rows = conversion_seed_rows()
+    for line, t in rows:
+        if t not in _UNIVERSAL:
+            raise ValueError(f"{config.SEEDS_DIR / CONVERSION_SEED}.csv:{line}: {t!r} is not a "
+                             "universal feature type of the CoNLL 2018 evaluator")
+    return tuple(sorted(t for _, t in rows))
 
 
 def parse_scheme_types(spec: str | Sequence[str]) -> tuple[str, tuple[str, ...] | None]:

@@ -48,6 +48,8 @@ from typing import Any
 import numpy as np
 import udtools.udeval as _udeval
 
+from .definitions import EMPTY_RESAMPLE_RULE, MIN_CI_SENTENCES
+
 __all__ = [
     "METRICS",
     "MIN_CI_SENTENCES",
@@ -72,11 +74,6 @@ METRICS: tuple[str, ...] = (
 )
 #: Bucket label for sentences missing from the ``buckets`` mapping.
 UNASSIGNED_BUCKET = "(unassigned)"
-#: Fewest sentences a subset needs to get a bootstrap CI (issue 17).
-MIN_CI_SENTENCES = 2
-#: How resamples with an empty F1 denominator are scored (the CoNLL 2018 evaluator's rule).
-EMPTY_RESAMPLE_RULE = ("a resample with no gold and no system items for a metric scores 0, as "
-                       "the CoNLL 2018 evaluator scores it (kept, not dropped)")
 
 _SENT_ID = re.compile(r"^#\s*sent_id\s*=\s*(.*?)\s*$")
 # Column indices into a count triple.
