@@ -297,6 +297,48 @@ def test_scheme_types_on_proiel_64490_against_empty_feats():
     assert "per-type agreement over gold; protocol seed001" in proto.format_report()
 
 
+# UD Perseus test sentences tlg0008.tlg001.perseus-grc1.12.tb.xml@197 and @216 (27 words), as
+# the warehouse renders them: a = source:ud_perseus-test, b = native:agdt@ud_perseus-test (the
+# AGDT native conversion). FEATS differences, all inside the conversion scheme:
+#   @197  1 ζῶσι          b adds Aspect=Imp
+#   @197  9 θρεψαμένοις   b adds Aspect=Perf
+#   @197 13 ποιούμενοι    b adds Aspect=Imp; Voice Mid → Mid,Pass
+#   @197 15 πλησιάζοντες  b adds Aspect=Imp
+#   @216  2 ἐξῆν          both Aspect=Imp (the only gold Aspect)
+#   @216  9 τρέφεσθαι     b adds Aspect=Imp; Voice Mid → Mid,Pass
+PERSEUS_A = FIXTURES / "ud_perseus-test.197-216.source.conllu"
+PERSEUS_B = FIXTURES / "ud_perseus-test.197-216.native-agdt.conllu"
+
+
+def test_per_type_denominator_on_perseus_197_216():
+    a = PERSEUS_A.read_text(encoding="utf-8")
+    b = PERSEUS_B.read_text(encoding="utf-8")
+    gold = decompose(a, b, protocol="seed001")
+    union = decompose(a, b, per_type="union")
+    for r in (gold, union):
+        # UFeats errors: ζῶσι, θρεψαμένοις, ποιούμενοι, πλησιάζοντες, τρέφεσθαι → 5/27 = 18.52
+        # points, none scheme-absent (UD Perseus uses only conversion types here)
+        assert (r.words, r.ufeats_errors, r2(r.ufeats_gap)) == (27, 5, 18.52)
+        assert r.scheme_absent_types == () and r.scheme_absent_errors == 0
+        asp = next(f for f in r.feature_agreement if f.feature == "Aspect")
+        # Aspect: gold on ἐξῆν only; b on the six words listed above; same value on ἐξῆν
+        assert (asp.a_words, asp.b_words, asp.union_words, asp.same) == (1, 6, 6, 1)
+    per_gold = {f.feature: r2(f.agreement) for f in gold.feature_agreement}
+    per_union = {f.feature: r2(f.agreement) for f in union.feature_agreement}
+    # gold denominator: 1/1 = 100.0 (the issue's 676/676 in small); union: 1/6 = 16.67
+    # (the issue's 676/3,650 = 18.52)
+    assert per_gold["Aspect"] == 100.0 and per_union["Aspect"] == 16.67
+    # Voice: 6 verbs carry it on both sides, ποιούμενοι and τρέφεσθαι differ → 4/6 either way
+    assert per_gold["Voice"] == per_union["Voice"] == 66.67
+    assert per_gold == {**per_union, "Aspect": 100.0}
+    assert set(per_gold) == {"Aspect", "Case", "Gender", "Mood", "Number", "Person", "Tense",
+                             "VerbForm", "Voice"}
+    assert all(v == 100.0 for k, v in per_gold.items() if k != "Voice")
+    assert "Aspect      100.00  (1/1; a 1, b 6, either 6)" in gold.format_report()
+    assert "Aspect       16.67  (1/6; a 1, b 6, either 6)" in union.format_report()
+    assert union.to_dict()["definitions"]["per_type"]["choice"] == "union"
+
+
 def test_definition_errors():
     a = PROIEL_64490.read_text(encoding="utf-8")
     with pytest.raises(ValueError, match="not universal feature types: Foo"):
@@ -309,3 +351,26 @@ def test_definition_errors():
         decompose(a, a, protocol="seed001", scheme_types="observed")
     with pytest.raises(ValueError, match="unknown protocol 'x'"):
         decompose(a, a, protocol="x")
+
+
+@pytest.mark.integration
+def test_real_proiel_fold_against_empty_feats(tmp_path):
+    """Issue 17 / seed 001: UD PROIEL test gold against a prediction with empty FEATS splits the
+    74.74-point UFeats gap 24.22 scheme-absent / 50.53 shared under the protocol's definitions
+    (3,224 words carry one of PROIEL's five non-conversion types, 10,090 words do not), and
+    74.74 / 0.00 when the scheme is the types the prediction uses (none)."""
+    archive = SOURCES / "ud-proiel@a4ab8d4.tar.xz"
+    if not archive.exists():
+        pytest.skip(f"real sources absent: {archive} not found (../shared/sources)")
+    with tarfile.open(archive) as tar:
+        member = next(m for m in tar.getmembers() if m.name.endswith("grc_proiel-ud-test.conllu"))
+        a = tar.extractfile(member).read().decode("utf-8")
+    b = empty_feats(a)
+    r = decompose(a, b, protocol="seed001")
+    assert (r.words, r.ufeats_errors) == (13314, 9951)
+    assert r.scheme_absent_types == ("Definite", "Polarity", "Poss", "PronType", "Reflex")
+    assert (r.scheme_absent_errors, r.shared_scheme_errors, r.shared_scheme_words) == (3224, 6727, 10090)
+    d = r.to_dict()["ufeats"]
+    assert (d["gap"], d["scheme_absent_points"], d["shared_scheme_points"]) == (74.74, 24.22, 50.53)
+    o = decompose(a, b, scheme_types="observed").to_dict()["ufeats"]
+    assert (o["gap"], o["scheme_absent_points"], o["shared_scheme_points"]) == (74.74, 74.74, 0.0)

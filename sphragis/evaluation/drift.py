@@ -15,10 +15,10 @@ tokenization the evaluator's F1 equals per-word accuracy):
   the whole texts (a mismatch raises ``RuntimeError``).
 * **Scheme** (``scheme_types``, named definition): the feature types ``b``'s annotation scheme
   can carry. ``"conversion"`` (default; seed 001): the fixed list of types the AGDT → UD feature
-  conversion emits, read from the seed ``sql/seeds/feats_published_types.csv`` (SPEC §5
-  published FEATS: Aspect Case Degree Gender Mood Number Person Tense VerbForm Voice).
-  ``"observed"``: the types ``b`` uses anywhere in the file. Or an explicit list of universal
-  types. A type of ``a`` outside the scheme is *scheme-absent*.
+  conversion emits, read from the seed ``sql/seeds/feats_published_types.csv`` (the SPEC §5
+  published FEATS types; :func:`conversion_types`). ``"observed"``: the types ``b`` uses
+  anywhere in the file. Or an explicit list of universal types. A type of ``a`` outside the
+  scheme is *scheme-absent*.
 * **UFeats gap** = 100 − UFeats, split into *scheme-absent* points: 100 · (UFeats errors on
   words whose ``a`` FEATS contain a scheme-absent type) / N (with ``"observed"`` every such word
   is an error; with a fixed list it is one unless ``b`` emits the type anyway) and
@@ -41,8 +41,8 @@ tokenization the evaluator's F1 equals per-word accuracy):
 
 The definitions in force are named in the report itself (``DriftResult.definitions``, the JSON
 ``definitions`` block); their names live in :mod:`sphragis.evaluation.definitions`, whose
-``PROTOCOLS["seed001"]`` holds the protocol's choices (scheme
-``conversion``, per-type ``gold``): comparable with published pyaegean reports (issue 17).
+``PROTOCOLS["seed001"]`` holds the protocol's choices (scheme ``conversion``, per-type
+``gold``): comparable with published pyaegean reports (issue 17).
 """
 
 from __future__ import annotations
@@ -86,6 +86,7 @@ __all__ = [
 ]
 
 _UNIVERSAL = frozenset(_udeval.UNIVERSAL_FEATURES)
+
 
 @cache
 def conversion_types() -> tuple[str, ...]:
