@@ -22,7 +22,7 @@ Protocol (seed 001 "Protocol"; SPEC §12 "Scoring"):
   the official evaluator scores such a file (``Score.f1 = 0.0``); it is kept, not dropped
   (issue 17). A metric with no items in the whole subset has no F1 (``None``) and no CI.
 * **Too few sentences.** A subset (bucket or whole fold) with fewer than
-  :data:`MIN_CI_SENTENCES` (2) sentences gets no CI: resampling one sentence only ever redraws
+  :data:`MIN_CI_SENTENCES` sentences gets no CI: resampling one sentence only ever redraws
   it, so the interval would be a point. Its ``ci_note`` says so (JSON and table).
 * **How the bootstrap stays cheap and exact.** The evaluator is run once per sentence, giving
   per-sentence ``(correct, gold_total, system_total)`` counts per metric; a resample's F1 is
