@@ -183,10 +183,11 @@ def test_site_in_headless_chromium(site_dir):
             visited[page] = set(driver.execute_script(
                 "return Array.from(document.querySelectorAll('[id]')).map(e => e.id)"))
             # every reference of the page: links, scripts, stylesheets, images
-            refs = driver.execute_script(
-                "return Array.from(document.querySelectorAll('a[href]')).map(a => ['a', a.href])"
-                ".concat(Array.from(document.querySelectorAll('script[src], img[src]')).map(s => ['src', s.src]))"
-                ".concat(Array.from(document.querySelectorAll('link[href]')).map(l => ['link', l.href]))")
+            refs = driver.execute_script(  # getAttribute: SVG <a> elements have no string .href
+                "const abs = (e, k) => new URL(e.getAttribute(k), document.baseURI).href;"
+                "return Array.from(document.querySelectorAll('a[href]')).map(a => ['a', abs(a, 'href')])"
+                ".concat(Array.from(document.querySelectorAll('script[src], img[src]')).map(e => ['src', abs(e, 'src')]))"
+                ".concat(Array.from(document.querySelectorAll('link[href]')).map(e => ['link', abs(e, 'href')]))")
             for kind, url in refs:
                 if url.startswith("data:"):
                     continue

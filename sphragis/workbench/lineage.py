@@ -95,7 +95,7 @@ def svg(cat: Catalog, href_prefix: str = "", names: set[str] | None = None, focu
     pos, routes = layout(cat, names)
     cls = "lineage local" if names is not None else "lineage"
     width = max(x + w / 2 for x, _, w in pos.values()) + 20
-    height = max(y for _, y, _ in pos.values()) + NODE_H + 20
+    height = max(y for _, y, _ in pos.values()) + NODE_H / 2 + 12
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="{cls}" width="{width:.0f}" height="{height:.0f}" '
            f'viewBox="0 0 {width:.0f} {height:.0f}" role="img" aria-label="lineage of every table">',
            "<defs><marker id=\"arr\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"6\" "

@@ -49,7 +49,7 @@
     var height = Math.max(420, 18 * r.length + 120);
     document.getElementById("chart-bars").style.height = height + "px";
     Plotly.react("chart-bars", [
-      { type: "bar", orientation: "h", name: "annotator variation", y: y,
+      { type: "bar", orientation: "h", name: "annotator variation (red: convention, blue: style)", y: y,
         x: r.map(function (v) { return v.annotator_variation_pp; }),
         marker: { color: r.map(function (v) { return COLORS[v.verdict] || COLORS.none; }) },
         hovertemplate: "%{y}<br>annotator %{x:.2f} pp<extra></extra>" },
@@ -59,9 +59,7 @@
     ], {
       barmode: "group", margin: { t: 30, l: 260, r: 20 }, xaxis: { title: { text: "percentage points" } },
       yaxis: { automargin: true, tickfont: { size: 10 } },
-      legend: { orientation: "h", y: 1.02, yanchor: "bottom" },
-      annotations: [{ xref: "paper", yref: "paper", x: 1, y: 1.06, showarrow: false, xanchor: "right",
-                      text: "annotator bar coloured by verdict: <span style='color:#c0392b'>convention</span> / <span style='color:#2471a3'>style</span>" }]
+      legend: { orientation: "h", x: 0, y: 1.0, yanchor: "bottom" }
     }, config);
   }
 
@@ -76,7 +74,13 @@
         o.textContent = c.category + " · " + c.kind + " · " + c.scheme + (c.verdict ? " · " + c.verdict : "");
         catSel.appendChild(o);
       });
-    if (prev && catSel.querySelector("option[value='" + prev.replace(/'/g, "\\'") + "']")) catSel.value = prev;
+    var keys = Array.prototype.map.call(catSel.options, function (o) { return o.value; });
+    if (prev && keys.indexOf(prev) >= 0) { catSel.value = prev; return; }
+    // default: the category with the largest excess of annotator over authorial variation
+    var best = null;
+    filtered().forEach(function (v) { if (!best || v.excess_pp > best.excess_pp) best = v; });
+    var key = best ? [best.kind, best.scheme, best.category].join("|") : null;
+    if (key && keys.indexOf(key) >= 0) catSel.value = key;
   }
   function drawRates() {
     var c = data.categories.filter(function (x) { return x.key === catSel.value; })[0];
@@ -100,8 +104,8 @@
       type: "heatmap", x: projects, y: authors, z: z, customdata: n, colorscale: "Viridis",
       colorbar: { title: { text: "rate %" } }, texttemplate: "%{z:.2f}", hoverongaps: false,
       hovertemplate: "%{y} in %{x}<br>rate %{z:.3f} %<br>%{customdata:,} tokens<extra></extra>"
-    }], { margin: { t: 30, l: 200 }, title: { text: c.category + " (" + c.kind + ", " + c.scheme + ")" },
-          yaxis: { automargin: true, autorange: "reversed" } }, config);
+    }], { margin: { t: 90, l: 200 }, title: { text: c.category + " (" + c.kind + ", " + c.scheme + ")" },
+          xaxis: { side: "top" }, yaxis: { automargin: true, autorange: "reversed" } }, config);
   }
 
   function redraw() {
