@@ -16,9 +16,9 @@ from .catalog import LAYERS, Catalog
 COLORS = {"raw": "#d9d9d9", "seed": "#fde4a5", "staging": "#cfe2f3", "intermediate": "#b6d7a8",
           "mart": "#f4b6b6", "consumer": "#d5c8ec"}
 
-CHAR_W = 7.0   # px per character of the 12px monospace label
+CHAR_W = 6.7   # px per character of the 11.5px monospace label
 NODE_H = 22
-RANK_GAP = 70  # px between ranks (horizontal, after the rotation)
+RANK_GAP = 55  # px between ranks (horizontal, after the rotation)
 NODE_GAP = 8   # px between nodes of one rank (vertical)
 DUMMY = 4      # px a long edge's waypoint takes in a rank
 
@@ -110,7 +110,7 @@ def svg(cat: Catalog, href_prefix: str = "", names: set[str] | None = None, focu
             seg.append(f"C {mx:.1f} {y0:.1f}, {mx:.1f} {y1:.1f}, {x1:.1f} {y1:.1f}")
         out.append(f'<path data-from="{escape(u)}" data-to="{escape(d)}" d="{" ".join(seg)}" '
                    'marker-end="url(#arr)"/>')
-    out.append("</g><g class=\"nodes\" font-family=\"ui-monospace, monospace\" font-size=\"12\">")
+    out.append("</g><g class=\"nodes\" font-family=\"ui-monospace, monospace\" font-size=\"11.5\">")
     for name, (x, y, w) in sorted(pos.items()):
         node = cat.nodes[name]
         out.append(f'<a href="{escape(href_prefix + node.href)}" data-node="{escape(name)}">'

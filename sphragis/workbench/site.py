@@ -34,7 +34,7 @@ from .catalog import LAYERS, Catalog, build_catalog
 DEFAULT_DIR = config.REPO_ROOT / "site"
 
 #: Static files copied into ``assets/`` (package data of :mod:`sphragis.workbench`).
-ASSETS = ("style.css", "search.js", "variation.js")
+ASSETS = ("style.css", "search.js", "lineage.js", "variation.js")
 
 LAYER_TITLES = {"raw": "Raw tables", "seed": "Seeds", "staging": "Staging models",
                 "intermediate": "Intermediate models", "mart": "Marts", "consumer": "Consumers"}
