@@ -189,7 +189,8 @@ def raw_tables(ddl: Path | None = None) -> dict[str, Node]:
                 continue
             cols.append({"name": c.group(1), "type": c.group(2).strip().upper(),
                          "description": (c.group(3) or "").strip(), "tests": []})
-        out[m.group(1)] = Node(m.group(1), "raw", "raw", description=f"Raw layer. {header}".strip(),
+        desc = header if header.lower().startswith("raw layer") else f"Raw layer. {header}".strip()
+        out[m.group(1)] = Node(m.group(1), "raw", "raw", description=desc,
                                columns=cols, sql=m.group(0), path=_rel(ddl))
     return out
 
