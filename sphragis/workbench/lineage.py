@@ -75,11 +75,11 @@ def layout(cat: Catalog, names: set[str] | None = None
         for e in comp.sE:
             u, d = e.v[0].data, e.v[1].data
             pts = []
-            ctrl = getattr(sug, "ctrls", {}).get(e) if hasattr(sug, "ctrls") else None
+            ctrl = sug.ctrls.get(e)  # rank → vertex along a long edge (ends included)
             if ctrl:
                 for rank in sorted(ctrl)[1:-1]:  # the first and last are the end vertices
                     dv = ctrl[rank]
-                    if rank in x_at:
+                    if rank in x_at:  # a rank of waypoints only has no column: the curve skips it
                         pts.append((x_at[rank], dv.view.xy[0] - min_y + 20 + y_offset))
             routes.append((u, d, pts))
         y_offset = max(p[1] for p in pos.values()) + NODE_H + 30
