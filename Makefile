@@ -8,7 +8,7 @@ SPHRAGIS := $(BIN)/sphragis
 
 export SPHRAGIS_MIRROR ?= ../shared/sources
 
-.PHONY: help install fetch build rebuild export audit report test lint bench clean
+.PHONY: help install fetch build rebuild export audit report test lint bench clean docs docs-check
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -40,6 +40,15 @@ audit: install  ## leakage audit and text baselines over the export (SPEC §11)
 report: install  ## variation and leakage report (Markdown + charts) into reports/
 	$(SPHRAGIS) report
 
+docs: install  ## the static data-dictionary site (lineage, columns, samples, variation charts) into site/
+	$(SPHRAGIS) docs
+
+docs-check: docs  ## open site/ in headless Chromium (Debian packages) and check every link and console
+	command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
+	  (apt-get update && apt-get install -y chromium chromium-driver)
+	$(BIN)/pip install --quiet -e '.[docs-check]'
+	SPHRAGIS_DOCS_SITE=site $(BIN)/python -m pytest -q tests/test_docs_site.py
+
 test: install  ## run the test suite (integration tests build from ../shared/sources)
 	$(BIN)/python -m pytest
 
@@ -50,4 +59,4 @@ bench: install  ## full build / parse-floor ratio, peak RSS, rebuild share (SPEC
 	$(BIN)/python -m sphragis.bench
 
 clean:  ## remove the warehouse, unpacked sources and exports
-	rm -rf warehouse.duckdb warehouse.duckdb.* data dist reports
+	rm -rf warehouse.duckdb warehouse.duckdb.* data dist reports site

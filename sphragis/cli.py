@@ -6,7 +6,9 @@ Subcommands (``sphragis <cmd> --help`` explains each):
 * ``build``  ingest every treebank file into the raw tables and build the SQL models (SPEC §2–§8);
 * ``export`` write the benchmark configurations and metadata to ``SPHRAGIS_OUT`` (SPEC §9);
 * ``eval``   the evaluation toolkit of seed 001 (SPEC §12);
-* ``audit``  the leakage audit and text baselines (SPEC §11).
+* ``audit``  the leakage audit and text baselines (SPEC §11);
+* ``sql``    read-only SQL on the warehouse, or an interactive shell (:mod:`sphragis.workbench.sql`);
+* ``docs``   the static data-dictionary site (:mod:`sphragis.workbench.site`).
 
 Errors in the input or the build are printed as one clear message (file and line where known)
 with exit status 1, never as a bare traceback.
@@ -115,7 +117,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _load_extensions() -> None:
     import importlib
 
-    for mod in ("sphragis.evaluation.cli", "sphragis.audit", "sphragis.bench"):
+    for mod in ("sphragis.evaluation.cli", "sphragis.audit", "sphragis.bench", "sphragis.workbench.cli"):
         try:
             m = importlib.import_module(mod)
         except ModuleNotFoundError as exc:

@@ -1,0 +1,248 @@
+"""``sphragis docs`` (issue #16): the static site documents every raw table, seed and model with
+its columns and lineage, and works in a real browser.
+
+* ``test_site_on_the_tiny_warehouse``: the site built from the models and the hand-made variation
+  warehouse of ``test_variation`` (fast; no Chromium needed);
+* ``test_site_in_headless_chromium`` (integration): the site built from the real warehouse, or
+  the folder named by ``SPHRAGIS_DOCS_SITE`` (``make docs-check`` points it at ``site/``), opened
+  in headless Chromium (Debian's ``chromium`` + ``chromium-driver``, via selenium): every page
+  reached by following internal links from ``index.html``, no console error, no broken link or
+  anchor, no resource from outside the site; the search box and the category picker work;
+  screenshots of the index, a model page and the variation page go to ``reports/``. Skipped,
+  with the reason, when Chromium, its driver or selenium is absent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+from urllib.parse import unquote, urldefrag, urlparse
+
+import duckdb
+import pytest
+from test_variation import MODELS, _warehouse
+
+from sphragis import config, runner
+from sphragis.workbench import catalog, site
+
+REPORTS = config.REPO_ROOT / "reports"
+SCREENSHOTS = {"index.html": "docs_index.png", "model/mart_variation.html": "docs_model_mart_variation.png",
+               "variation.html": "docs_variation.png"}
+
+
+@pytest.fixture(scope="module")
+def tiny_site(tmp_path_factory) -> tuple[Path, Path]:
+    """(site folder, warehouse) for the hand-made warehouse with the four variation marts."""
+    base = tmp_path_factory.mktemp("docs")
+    wh = base / "tiny.duckdb"
+    project = runner.load_project()
+    con = _warehouse(wh)
+    for name in MODELS:
+        con.execute(f"create table {name} as {runner.render(project, name, {'min_cell_tokens': 10})}")
+    con.close()
+    rep = site.build_site(base / "site", warehouse=wh)
+    return rep["out"], wh
+
+
+def test_site_on_the_tiny_warehouse(tiny_site):
+    out, wh = tiny_site
+    project = runner.load_project()
+    raw = catalog.raw_tables()
+    assert {"raw_files", "raw_sentences", "raw_tokens"} <= set(raw)
+    # one page per model, seed and raw table, each with a columns section and its lineage
+    for name, model in project.models.items():
+        html = (out / "model" / f"{name}.html").read_text(encoding="utf-8")
+        assert f"<h1>{name} " in html and 'id="columns"' in html and 'id="lineage"' in html
+        for ref in model.refs:
+            assert f'href="../{"model" if ref in project.models else "seed"}/{ref}.html"' in html
+        for col in project.schema.get(name, {}).get("columns", []) or []:
+            assert f'<tr id="col-{col["name"]}">' in html
+    for name in project.seeds:
+        assert 'id="columns"' in (out / "seed" / f"{name}.html").read_text(encoding="utf-8")
+    for name, node in raw.items():
+        html = (out / "raw" / f"{name}.html").read_text(encoding="utf-8")
+        assert all(f'<tr id="col-{c["name"]}">' in html for c in node.columns)
+    # a documented data test and the upstream/downstream of mart_variation
+    mv = (out / "model" / "mart_variation.html").read_text(encoding="utf-8")
+    assert "accepted_values: convention, style" in mv
+    assert 'href="../model/mart_rates.html"' in mv and 'href="../consumer/report.html"' in mv
+    # rows and sample rows from the warehouse
+    con = duckdb.connect(str(wh), read_only=True)
+    n = con.execute("select count(*) from mart_variation").fetchone()[0]
+    first = con.execute("select kind, scheme, category from mart_variation limit 1").fetchone()
+    con.close()
+    assert f"<dt>rows</dt><dd>{n:,}</dd>" in mv
+    assert "<tr><td>{}</td><td>{}</td><td>{}</td>".format(*first) in mv
+    # the variation page carries the marts' rows: pre-merge vocative is a convention, 5.0 pp vs 0.0 pp
+    var = (out / "variation.html").read_text(encoding="utf-8")
+    data = json.loads(re.search(r'<script id="variation-data" type="application/json">(.*?)</script>', var, re.S).group(1))
+    voc = [v for v in data["variation"] if (v["kind"], v["scheme"], v["category"]) == ("deprel", "pre_merge", "vocative")]
+    assert [(v["annotator_variation_pp"], v["authorial_variation_pp"], v["verdict"]) for v in voc] == [(5.0, 0.0, "convention")]
+    assert [c[:2] for c in data["cells"]] == [["Alpha", "agdt"], ["Alpha", "ud_perseus"], ["Beta", "agdt"],
+                                              ["Beta", "ud_perseus"], ["Gamma", "agdt"]]
+    # the analyses ran on the warehouse
+    an = (out / "analyses.html").read_text(encoding="utf-8")
+    assert all(f'id="{a}"' in an for a in ("author_project_cells", "deprel_convention_vs_style", "top_annotator_gaps"))
+    assert 'class="error"' not in an
+    # offline: no absolute URL in any page or script of the site
+    for p in out.rglob("*.html"):
+        assert not re.search(r'(?:src|href)="(?:https?:)?//', p.read_text(encoding="utf-8")), p
+
+
+def test_missing_manifest_falls_back_and_a_manifest_is_used(tmp_path):
+    """With a build manifest beside the warehouse, its descriptions and edges are used."""
+    wh = tmp_path / "warehouse.duckdb"
+    doc = {"models": {"mart_variation": {"path": "models/marts/mart_variation.sql", "layer": "mart",
+                                         "materialized": "table", "description": "From the manifest.",
+                                         "columns": [{"name": "verdict", "description": "v", "tests": ["not_null"]}],
+                                         "depends_on": ["mart_rates"], "fingerprint": "abc123"}},
+           "seeds": {}, "sources": {}, "tests": [], "edges": [["mart_rates", "mart_variation"]]}
+    assert catalog.build_catalog(wh).origin == "runner.load_project"
+    (tmp_path / "manifest.json").write_text(json.dumps(doc), encoding="utf-8")
+    cat = catalog.build_catalog(wh)
+    mv = cat.nodes["mart_variation"]
+    assert cat.origin.startswith("manifest ")
+    assert mv.description == "From the manifest." and mv.fingerprint == "abc123"
+    assert mv.upstream == ["mart_rates"] and "mart_variation" in cat.nodes["mart_rates"].downstream
+    assert mv.sql.startswith(runner.load_project().models["mart_variation"].template[:40])
+
+
+# --------------------------------------------------------------------------------------------
+# the real browser
+
+
+def _browser():
+    """A headless Chromium driven by selenium through Debian's chromedriver, or skip."""
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        pytest.skip("selenium is not installed (make docs-check installs it)")
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    driver = shutil.which("chromedriver")
+    if not chromium or not driver:
+        pytest.skip("Chromium or chromedriver absent: apt-get install chromium chromium-driver (make docs-check)")
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = chromium
+    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+              "--window-size=1400,1000", "--hide-scrollbars"):
+        opts.add_argument(a)
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(options=opts, service=Service(executable_path=driver))
+
+
+@pytest.fixture(scope="module")
+def site_dir(request, tmp_path_factory) -> Path:
+    if os.environ.get("SPHRAGIS_DOCS_SITE"):
+        d = Path(os.environ["SPHRAGIS_DOCS_SITE"]).resolve()
+        if not (d / "index.html").is_file():
+            pytest.fail(f"SPHRAGIS_DOCS_SITE={d} has no index.html: run `sphragis docs` first")
+        return d
+    settings = request.getfixturevalue("real_settings")
+    request.getfixturevalue("real_build")
+    return site.build_site(tmp_path_factory.mktemp("site") / "site", warehouse=settings.warehouse)["out"]
+
+
+def _local(url: str, root: Path) -> tuple[Path, str] | None:
+    """(file, fragment) of a file:// URL inside the site, else None."""
+    u, frag = urldefrag(url)
+    p = urlparse(u)
+    if p.scheme != "file":
+        return None
+    path = Path(unquote(p.path))
+    return (path, frag) if path.resolve().is_relative_to(root) else None
+
+
+@pytest.mark.integration
+def test_site_in_headless_chromium(site_dir):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver = _browser()
+    root = site_dir.resolve()
+    errors: list[str] = []
+    broken: list[str] = []
+    visited: dict[Path, set[str]] = {}  # page → ids on it
+    wanted: list[tuple[Path, str, Path]] = []  # (page, fragment, linked from)
+    todo = [root / "index.html"]
+    REPORTS.mkdir(exist_ok=True)
+    try:
+        while todo:
+            page = todo.pop()
+            if page in visited:
+                continue
+            driver.get(page.as_uri())
+            WebDriverWait(driver, 30).until(lambda d: d.execute_script("return document.readyState") == "complete")
+            rel = page.relative_to(root).as_posix()
+            if rel == "variation.html":
+                WebDriverWait(driver, 60).until(lambda d: d.execute_script(
+                    "return document.querySelectorAll('.js-plotly-plot .main-svg').length >= 3"))
+            visited[page] = set(driver.execute_script(
+                "return Array.from(document.querySelectorAll('[id]')).map(e => e.id)"))
+            # every reference of the page: links, scripts, stylesheets, images
+            refs = driver.execute_script(  # getAttribute: SVG <a> elements have no string .href
+                "const abs = (e, k) => new URL(e.getAttribute(k), document.baseURI).href;"
+                "return Array.from(document.querySelectorAll('a[href]')).map(a => ['a', abs(a, 'href')])"
+                ".concat(Array.from(document.querySelectorAll('script[src], img[src]')).map(e => ['src', abs(e, 'src')]))"
+                ".concat(Array.from(document.querySelectorAll('link[href]')).map(e => ['link', abs(e, 'href')]))")
+            for kind, url in refs:
+                if url.startswith("data:"):
+                    continue
+                loc = _local(url, root)
+                if loc is None:
+                    broken.append(f"{rel}: reference outside the site: {url}")
+                    continue
+                target, frag = loc
+                if not target.is_file():
+                    broken.append(f"{rel}: broken {kind} {url}")
+                elif kind == "a" and target.suffix == ".html":
+                    todo.append(target)
+                    if frag:
+                        wanted.append((target, frag, page))
+            for entry in driver.get_log("browser"):
+                if entry["level"] in ("SEVERE", "ERROR"):
+                    errors.append(f"{rel}: {entry['message']}")
+            if rel in SCREENSHOTS:
+                if rel == "variation.html":  # the whole page: all three charts
+                    height = driver.execute_script("return document.documentElement.scrollHeight")
+                    driver.set_window_size(1400, min(height, 4200))
+                driver.save_screenshot(str(REPORTS / SCREENSHOTS[rel]))
+                driver.set_window_size(1400, 1000)
+        for target, frag, page in wanted:
+            if frag not in visited.get(target, set()):
+                broken.append(f"{page.relative_to(root)}: no element #{frag} in {target.relative_to(root)}")
+
+        # the search box finds a column and a table; Enter opens the first hit
+        driver.get((root / "index.html").as_uri())
+        box = driver.find_element(By.ID, "search")
+        box.send_keys("annotator_variation_pp")
+        hits = [a.text for a in driver.find_elements(By.CSS_SELECTOR, "#search-results a")]
+        assert any(h.startswith("mart_variation (mart)") for h in hits), hits
+        box.clear()
+        box.send_keys("mart_rat\n")
+        WebDriverWait(driver, 10).until(lambda d: d.current_url.endswith("model/mart_rates.html"))
+
+        # the category picker redraws the heatmap for the chosen category
+        driver.get((root / "variation.html").as_uri())
+        WebDriverWait(driver, 60).until(lambda d: d.execute_script(
+            "return document.querySelectorAll('#chart-rates .main-svg').length > 0"))
+        title = driver.execute_script(
+            "var s = document.getElementById('r-category'); s.value = Array.from(s.options)"
+            ".map(o => o.value).filter(v => v.startsWith('deprel|pre_merge|vocative'))[0];"
+            "s.dispatchEvent(new Event('change')); return document.querySelector('#chart-rates .gtitle').textContent")
+        assert title == "vocative (deprel, pre_merge)"
+        for entry in driver.get_log("browser"):
+            if entry["level"] in ("SEVERE", "ERROR"):
+                errors.append(f"interaction: {entry['message']}")
+    finally:
+        driver.quit()
+    expected = {root / "index.html", root / "variation.html", root / "analyses.html"}
+    expected |= {root / p.relative_to(root) for p in root.glob("*/*.html")}
+    assert expected - set(visited) == set(), "pages not reachable by links from index.html"
+    assert broken == []
+    assert errors == []
+    for name in SCREENSHOTS.values():
+        assert (REPORTS / name).stat().st_size > 10_000
