@@ -7,6 +7,7 @@ Subcommands (``sphragis <cmd> --help`` explains each):
 * ``export`` write the benchmark configurations and metadata to ``SPHRAGIS_OUT`` (SPEC §9);
 * ``eval``   the evaluation toolkit of seed 001 (SPEC §12);
 * ``audit``  the leakage audit and text baselines (SPEC §11).
+* ``export-treebank`` the leakage-clean CoNLL-U training treebank for parsers (seed 001).
 
 Errors in the input or the build are printed as one clear message (file and line where known)
 with exit status 1, never as a bare traceback.
@@ -115,7 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _load_extensions() -> None:
     import importlib
 
-    for mod in ("sphragis.evaluation.cli", "sphragis.audit", "sphragis.bench"):
+    for mod in ("sphragis.evaluation.cli", "sphragis.audit", "sphragis.bench", "sphragis.export.treebank"):
         try:
             m = importlib.import_module(mod)
         except ModuleNotFoundError as exc:
