@@ -10,16 +10,24 @@ with
 
 links as materialized (
     {%- if keep_punct %}
-    -- punctuation tokens stay in the tree (native view): only elliptic and placeholder tokens go
+    -- punctuation tokens stay in the tree (native view): only elliptic and placeholder tokens go,
+    -- and a punctuation token without a visible form is a placeholder
     select
-        * replace (case when removed_kind <> 'punct' then removed_kind end as removed_kind),
-        coalesce(removed_kind = 'punct', false) as is_punct_token
+        l.* replace (
+            case
+                when l.removed_kind <> 'punct' then l.removed_kind
+                when nullif(trim(k.form), '') is null then 'placeholder'
+            end as removed_kind
+        ),
+        coalesce(l.removed_kind = 'punct' and nullif(trim(k.form), '') is not null, false) as is_punct_token
+    from {{ ref('int_tree_links') }} as l
+    inner join {{ ref('int_tokens') }} as k on l.sentence_uid = k.sentence_uid and l.token_pos = k.token_pos
     {%- else %}
     select
         *,
         false as is_punct_token
-    {%- endif %}
     from {{ ref('int_tree_links') }}
+    {%- endif %}
 ),
 
 relations as (
