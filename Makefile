@@ -8,7 +8,7 @@ SPHRAGIS := $(BIN)/sphragis
 
 export SPHRAGIS_MIRROR ?= ../shared/sources
 
-.PHONY: help install fetch build rebuild export audit report test lint bench clean docs docs-check
+.PHONY: help install fetch build rebuild export treebank audit report test lint bench clean docs docs-check
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -33,6 +33,9 @@ rebuild: install  ## rebuild the SQL models without re-ingesting
 export: build  ## the main job: fetch + build + write the benchmark (+ leakage report) to SPHRAGIS_OUT
 	$(SPHRAGIS) export
 	$(SPHRAGIS) audit
+
+treebank: build  ## leakage-clean CoNLL-U training treebank + manifest (seed 001) into dist/treebank
+	$(SPHRAGIS) export-treebank
 
 audit: install  ## leakage audit and text baselines over the export (SPEC §11)
 	$(SPHRAGIS) audit

@@ -7,6 +7,7 @@ Subcommands (``sphragis <cmd> --help`` explains each):
 * ``export`` write the benchmark configurations and metadata to ``SPHRAGIS_OUT`` (SPEC §9);
 * ``eval``   the evaluation toolkit of seed 001 (SPEC §12);
 * ``audit``  the leakage audit and text baselines (SPEC §11);
+* ``export-treebank`` the leakage-clean CoNLL-U training treebank for parsers (seed 001);
 * ``sql``    read-only SQL on the warehouse, or an interactive shell (:mod:`sphragis.workbench.sql`);
 * ``docs``   the static data-dictionary site (:mod:`sphragis.workbench.site`).
 
@@ -117,7 +118,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _load_extensions() -> None:
     import importlib
 
-    for mod in ("sphragis.evaluation.cli", "sphragis.audit", "sphragis.bench", "sphragis.workbench.cli"):
+    for mod in ("sphragis.evaluation.cli", "sphragis.audit", "sphragis.bench", "sphragis.export.treebank",
+                "sphragis.workbench.cli"):
         try:
             m = importlib.import_module(mod)
         except ModuleNotFoundError as exc:

@@ -37,6 +37,27 @@ TREEBANK_SOURCE = {
 #: Seed for every stable shuffle (SPEC §8, seed 000 "Splits").
 SPLIT_SEED = 776
 
+#: Build variables of the training treebank models (int_training_candidates,
+#: mart_training_treebank_exclusions, mart_training_treebank; issue 18, seed 001 "Leakage
+#: controls"): the defaults the build uses and `sphragis export-treebank` starts from.
+#: treebank_projects: AGDT-lineage projects written; treebank_folds: the protected UD folds
+#: (folds.known_folds names); the three exclusion rules; treebank_work_folds: folds whose works are
+#: excluded whole (seed 001: PROIEL is held out entirely, so Gorman's Herodotus goes; UD Perseus
+#: dev/test are protected sentence by sentence only); dedup across projects (SPEC §7 key and
+#: priority); authorship curation (SPEC §6, off: a parser does not need it); percentage of each
+#: project's sentences drawn into `dev` by the stable hash (SPEC §8 style; 0 = no split).
+TRAINING_TREEBANK_VARS: dict[str, object] = {
+    "treebank_projects": ["agdt", "gorman", "pedalion", "harrington"],
+    "treebank_folds": ["ud_perseus-dev", "ud_perseus-test", "ud_proiel-dev", "ud_proiel-test"],
+    "treebank_exclude_perseus_sources": True,
+    "treebank_exclude_fold_text": True,
+    "treebank_exclude_fold_works": True,
+    "treebank_work_folds": ["ud_proiel-dev", "ud_proiel-test"],
+    "treebank_dedup": True,
+    "treebank_curation": False,
+    "treebank_dev_percent": 0,
+}
+
 
 def _path(env: str, default: str) -> Path:
     p = Path(os.environ.get(env, default)).expanduser()

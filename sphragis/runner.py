@@ -30,9 +30,10 @@ import jinja2
 import yaml
 
 from . import udfs
-from .config import MACROS_DIR, MODELS_DIR, SEEDS_DIR, SPLIT_SEED
+from .config import MACROS_DIR, MODELS_DIR, SEEDS_DIR, SPLIT_SEED, TRAINING_TREEBANK_VARS
 
 DEFAULT_VARS = {"split_seed": SPLIT_SEED, "min_cell_tokens": 1000, "min_author_rows": 50}
+DEFAULT_VARS.update(TRAINING_TREEBANK_VARS)
 
 
 class ModelError(RuntimeError):

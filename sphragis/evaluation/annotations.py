@@ -67,6 +67,7 @@ __all__ = [
     "is_annotation_name",
     "parse_name",
     "render",
+    "render_selection",
 ]
 
 #: View → one-line description (the help text lists them in this order).
@@ -230,7 +231,7 @@ _TREE_TOKENS = """
         {feats} as feats,
         t.head,
         t.deprel_ud as deprel
-    from int_tree_tokens as t
+    from {tree} as t
     inner join int_tokens as k on t.sentence_uid = k.sentence_uid and t.token_pos = k.token_pos
     inner join int_token_morphology as m on t.sentence_uid = m.sentence_uid and t.token_pos = m.token_pos
     where t.sentence_uid in (select w.sentence_uid from wanted as w)
@@ -326,7 +327,7 @@ final as (
                 )
         end as skip_reason,
         '# sent_id = ' || c.sent_id || chr(10)
-        || '# source_sentence = ' || si.project || ':' || si.path || '#' || si.upstream_sentence_id || chr(10)
+        || '# {source_key} = ' || si.project || ':' || si.path || '#' || si.upstream_sentence_id || chr(10)
         || '# text = ' || array_to_string(c.forms, ' ') || chr(10)
         || c.body as block,
         len(c.forms) as n_words
@@ -401,11 +402,15 @@ def _sql(an: AnnotationName) -> tuple[str, dict[str, object]]:
     else:
         selection = _SELECT_PROJECT
         params = {"project": an.project, "is_ud": _projects()[an.project] == "conllu"}
-    if an.view == "published":
+    return _render_sql(selection, an.view), params
+
+
+def _render_sql(selection: str, view: str, tree: str = "int_tree_tokens", source_key: str = "source_sentence") -> str:
+    if view == "published":
         tokens = _PUBLISHED_TOKENS
     else:
-        tokens = _TREE_TOKENS.format(**_TREE_COLUMNS[an.view])
-    return _RENDER.format(selection=selection, tokens=tokens), params
+        tokens = _TREE_TOKENS.format(tree=tree, **_TREE_COLUMNS[view])
+    return _RENDER.format(selection=selection, tokens=tokens, source_key=source_key)
 
 
 _REQUIRED = ("int_sentences", "int_tree_tokens", "int_tokens", "int_token_morphology", "int_units")
@@ -435,13 +440,41 @@ def render(con: duckdb.DuckDBPyConnection, name: str | AnnotationName) -> Annota
         raise RuntimeError(f"{an.name}: the warehouse has no {', '.join(missing)}; rebuild it with "
                            "`sphragis build`")
     sql, params = _sql(an)
+    return _rendered(con, an.name, sql, params)
+
+
+def render_selection(con: duckdb.DuckDBPyConnection, name: str, selection: str, params: dict[str, object], *,
+                     view: str = "native", tree: str = "int_tree_tokens",
+                     source_key: str = "source_sentence") -> Annotation:
+    """Render the sentences a caller's selection query picks, with a view's columns (the same
+    rendering as :func:`render`; used by the training treebank, issue 18).
+
+    Args:
+        con: warehouse connection with the models :func:`render` reads and ``tree``.
+        name: the annotation's name (messages, :attr:`Annotation.name`).
+        selection: SQL returning ``sentence_uid``, ``sent_id``, ``counterpart_uid`` (BIGINT or
+            NULL), ``reason`` (VARCHAR, NULL unless the sentence is to be skipped) and ``ord``.
+        params: its named parameters.
+        view: ``native``, ``source`` or ``published`` (:data:`VIEWS`).
+        tree: the tree model giving HEAD, DEPREL and the tokens (``int_tree_tokens``, or
+            ``int_native_tree_tokens`` to keep punctuation).
+        source_key: the comment key of the provenance line (``# <source_key> = project:path#id``).
+
+    Returns / Raises: as :func:`render`.
+    """
+    if view not in VIEWS:
+        raise ValueError(f"unknown view {view!r}; choose one of {', '.join(VIEWS)}")
+    return _rendered(con, name, _render_sql(selection, view, tree, source_key), params)
+
+
+def _rendered(con: duckdb.DuckDBPyConnection, name: str, sql: str, params: dict[str, object]) -> Annotation:
     rows = con.execute(sql, params).fetchall()
     if not rows:
-        raise ValueError(f"{an.name}: the warehouse holds no sentence of this selection")
+        raise ValueError(f"{name}: the warehouse holds no sentence of this selection")
     sentences = tuple(RenderedSentence(sid, uid, block, n) for _, sid, uid, reason, block, n in rows
                       if reason is None)
     skipped = tuple(Skipped(sid, reason) for _, sid, _, reason, _, _ in rows if reason is not None)
-    return Annotation(an.name, sentences, skipped)
+    return Annotation(name, sentences, skipped)
 
 
 def align(a: Annotation, b: Annotation) -> tuple[Annotation, Annotation, list[dict[str, str]]]:
