@@ -146,7 +146,7 @@ def fetch_all(settings: config.Settings | None = None, *, progress: bool = True,
     """Fetch the pinned snapshots (SPEC §1) into ``<settings.data>/<name>/``; the one entry point.
 
     ``settings`` default :func:`sphragis.config.settings` (mirror or upstream: :func:`resolve_mirror`,
-    said on stderr); ``progress`` prints that line, a progress bar and one line per snapshot to
+    said on stderr); ``progress`` prints that line, one line per snapshot (and on a terminal a progress bar) to
     stderr; ``snapshots`` default the pin list; ``force`` re-fetches snapshots already in place.
     Returns ``{snapshot name: FetchResult}`` in pin-list order.
 
@@ -173,7 +173,7 @@ def fetch_all(settings: config.Settings | None = None, *, progress: bool = True,
     results: dict[str, FetchResult] = {}
     errors: list[str] = []
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=console, transient=True, disable=not progress) as bar:
+    with Progress(*columns, console=console, transient=True, disable=not (progress and console.is_terminal)) as bar:
         task = bar.add_task("fetch", total=len(pins))
         for pin in pins:
             bar.update(task, description=f"fetch {pin.get('name')}")
