@@ -146,8 +146,8 @@ def fetch_all(settings: config.Settings | None = None, *, progress: bool = True,
     """Fetch the pinned snapshots (SPEC §1) into ``<settings.data>/<name>/``; the one entry point.
 
     ``settings`` default :func:`sphragis.config.settings` (mirror or upstream: :func:`resolve_mirror`,
-    said on stderr); ``progress`` prints that line, one line per snapshot (and on a terminal a progress bar) to
-    stderr; ``snapshots`` default the pin list; ``force`` re-fetches snapshots already in place.
+    said on stderr); ``progress`` prints that line, one line per snapshot and, on a terminal, a
+    progress bar to stderr; ``snapshots`` default the pin list; ``force`` re-fetches snapshots already in place.
     Returns ``{snapshot name: FetchResult}`` in pin-list order.
 
     Raises:
@@ -166,8 +166,8 @@ def fetch_all(settings: config.Settings | None = None, *, progress: bool = True,
     if mirror:
         console.print(f"fetch: {len(pins)} snapshots from the mirror {mirror} into {settings.data}")
     else:
-        why = ("SPHRAGIS_MIRROR=none" if os.environ.get("SPHRAGIS_MIRROR") is not None
-               else f"no mirror at {settings.mirror}")
+        env = os.environ.get("SPHRAGIS_MIRROR")
+        why = f"SPHRAGIS_MIRROR={env!r}" if env is not None else f"no mirror at {settings.mirror}"
         console.print(f"fetch: {why}; fetching {len(pins)} pinned commits from their upstream git "
                       f"repositories into {settings.data}")
     results: dict[str, FetchResult] = {}
