@@ -453,9 +453,10 @@ def test_unreachable_upstream_stops_at_once_with_one_message(tmp_path, upstream,
     traceback, and the next snapshot is not tried."""
     repo, c1, _ = upstream
     (tmp_path / "not-a-repo").mkdir()
+    not_a_repo = "fatal: '{}' does not appear to be a git repository"
     url, reason = {
-        "missing-path": (f"file://{tmp_path}/gone.git", f"fatal: '{tmp_path}/gone.git' does not appear to be a git repository"),
-        "not-a-repo": ((tmp_path / "not-a-repo").as_uri(), f"fatal: '{tmp_path}/not-a-repo' does not appear to be a git repository"),
+        "missing-path": (f"file://{tmp_path}/gone.git", not_a_repo.format(f"{tmp_path}/gone.git")),
+        "not-a-repo": ((tmp_path / "not-a-repo").as_uri(), not_a_repo.format(f"{tmp_path}/not-a-repo")),
         "closed-port": (f"http://127.0.0.1:{(port := _closed_port())}/repo.git",
                         f"fatal: unable to access 'http://127.0.0.1:{port}/repo.git/': Failed to connect to "
                         f"127.0.0.1 port {port}"),
