@@ -6,7 +6,8 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 SPHRAGIS := $(BIN)/sphragis
 
-export SPHRAGIS_MIRROR ?= ../shared/sources
+# Sources: SPHRAGIS_MIRROR if set, else ../shared/sources if it exists, else upstream git
+# (`sphragis fetch --list` shows which); the Makefile does not force either.
 
 .PHONY: help install fetch build rebuild export treebank audit report test lint bench clean docs docs-check
 
@@ -21,7 +22,7 @@ $(VENV)/.installed: pyproject.toml
 
 install: $(VENV)/.installed  ## create .venv and install the project with its dev extras
 
-fetch: install  ## unpack the pinned snapshots (verifying sha256) into SPHRAGIS_DATA
+fetch: install  ## unpack the pinned snapshots (mirror if present, else upstream git) into SPHRAGIS_DATA
 	$(SPHRAGIS) fetch
 
 build: fetch  ## ingest every treebank and build the SQL models into SPHRAGIS_WAREHOUSE

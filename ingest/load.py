@@ -28,7 +28,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from sphragis.config import SQL_DIR
+from sphragis.config import DDL_DIR
 
 from .parsers import ParsedFile, XmlWords, parse_agdt_xml, parse_conllu
 
@@ -238,7 +238,7 @@ def load(con: duckdb.DuckDBPyConnection, files: list[SourceFile], parsed: Iterab
     Returns:
         A summary dict: per project ``files``, ``sentences``, ``tokens``, ``rejects``.
     """
-    con.execute((SQL_DIR / "ddl" / "raw.sql").read_text())
+    con.execute((DDL_DIR / "raw.sql").read_text())
     file_rows = {k: [] for k in (
         "file_id", "snapshot", "project", "treebank_source", "commit", "upstream", "license", "path", "format",
         "sha256", "bytes", "n_sentences_expected", "n_sentences_ingested", "n_tokens_ingested", "root_attrs", "preamble")}

@@ -28,9 +28,21 @@ from . import config
 def _cmd_fetch(args: argparse.Namespace) -> int:
     from . import fetch
 
+    pins = config.snapshots()
+    unknown = sorted(set(args.names) - {p["name"] for p in pins})
+    if unknown:
+        raise LookupError(f"unknown snapshot(s) {', '.join(unknown)}; pinned: {', '.join(p['name'] for p in pins)}")
+    pins = [p for p in pins if not args.names or p["name"] in args.names]
+    if args.list:
+        rows = fetch.plan(snapshots=pins)
+        cols = ["snapshot", "project", "commit", "license", "state", "from"]
+        width = {c: max(len(c), *(len(r[c]) for r in rows)) for c in cols[:-1]}
+        for r in [dict(zip(cols, cols)), *rows]:
+            print("  ".join(r[c].ljust(width[c]) for c in cols[:-1]) + "  " + r["from"])
+        return 0
     t0 = time.perf_counter()
-    roots = fetch.fetch_all(progress=not args.quiet, force=args.force)
-    print(f"fetched {len(roots)} snapshots into {config.settings().data} in {time.perf_counter() - t0:.1f}s",
+    results = fetch.fetch_all(progress=not args.quiet, snapshots=pins, force=args.force)
+    print(f"fetched {len(results)} snapshots into {config.settings().data} in {time.perf_counter() - t0:.1f}s",
           file=sys.stderr)
     return 0
 
@@ -60,13 +72,18 @@ def build_parser() -> argparse.ArgumentParser:
         description="DuckDB corpus warehouse for Ancient Greek treebanks and the Sphragis benchmark. "
         "Paths come from SPHRAGIS_MIRROR, SPHRAGIS_DATA, SPHRAGIS_WAREHOUSE and SPHRAGIS_OUT (see README).",
     )
+    p.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = p.add_subparsers(dest="command", required=True)
 
-    f = sub.add_parser("fetch", help="unpack the pinned upstream snapshots (verifying every sha256)",
-                       description="Unpack every pinned snapshot (sphragis/sources.json) from the mirror "
-                       "SPHRAGIS_MIRROR (default ../shared/sources) into SPHRAGIS_DATA (default data/sources), "
-                       "verifying each archive's sha256; without a mirror, fetch each pinned commit from "
-                       "its upstream git repository. Re-running is a no-op when nothing changed.")
+    f = sub.add_parser("fetch", help="unpack the pinned upstream snapshots (mirror, else upstream git)",
+                       description="Unpack every pinned snapshot (sphragis/sources.json) into SPHRAGIS_DATA "
+                       "(default data/sources). Source: the mirror SPHRAGIS_MIRROR (default ../shared/sources, "
+                       "used if it exists; each archive's sha256 is verified), otherwise each pinned commit "
+                       "from its upstream git repository (SPHRAGIS_MIRROR=none forces this). Re-running is a "
+                       "no-op when nothing changed.")
+    f.add_argument("names", nargs="*", metavar="NAME", help="snapshot names (default: all pinned snapshots)")
+    f.add_argument("--list", action="store_true",
+                   help="show each pinned snapshot (project, commit, license, state, where it would come from)")
     f.add_argument("--force", action="store_true", help="re-unpack snapshots that are already in place")
     f.add_argument("--quiet", action="store_true", help="no progress output")
     f.set_defaults(func=_cmd_fetch)
@@ -97,6 +114,18 @@ def build_parser() -> argparse.ArgumentParser:
 #: Subcommand registrars contributed by other modules (eval, audit, bench): each takes the
 #: subparsers object and adds its parser with ``set_defaults(func=...)``.
 _EXTENSIONS: list = []
+
+
+def _version() -> str:
+    """The installed distribution's version (``pyproject.toml``), else the package's own."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("sphragis-warehouse")
+    except PackageNotFoundError:
+        from . import __version__
+
+        return __version__
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,7 +1,16 @@
-"""Paths and settings, read from the environment (README "Configuration").
+"""Paths and settings: the one home of every folder and file the package reads or writes.
 
-Every path is resolved against the repository root (the folder holding ``pyproject.toml``) when
-relative, so the CLI behaves the same from any working directory inside the checkout.
+Two kinds of paths (README "Configuration"):
+
+* **Package data**, read with :mod:`importlib.resources`: the SQL models, seeds, macros, analyses,
+  DDL, report templates and the pin list ship inside the package, so an installed wheel works from
+  any directory. In the repository they keep the design card's top-level layout (``models/``,
+  ``sql/``) and are mapped to the sub-packages ``sphragis.models`` and ``sphragis.sql`` by
+  ``[tool.setuptools]`` in ``pyproject.toml`` (as ``ingest/`` and ``export/`` are).
+* **Working paths** (:func:`settings`): the mirror, unpacked sources, warehouse and export come
+  from the ``SPHRAGIS_*`` environment variables; relative values and the defaults are resolved
+  against the **current working directory** (so ``make`` targets, run from the checkout, use the
+  checkout's ``data/``, ``warehouse.duckdb`` and ``dist/``).
 """
 
 from __future__ import annotations
@@ -10,14 +19,46 @@ import json
 import os
 from dataclasses import dataclass
 from functools import cache
+from importlib.resources import files
 from pathlib import Path
 
-PACKAGE_DIR = Path(__file__).resolve().parent
+#: The installed ``sphragis`` package folder (the checkout's ``sphragis/`` in an editable install).
+PACKAGE_DIR = Path(str(files("sphragis")))
+#: Parent of :data:`PACKAGE_DIR`: the checkout root when running from a checkout. Only the
+#: checkout-only tooling (``sphragis.bench``) uses it; an installed package must not.
 REPO_ROOT = PACKAGE_DIR.parent
-MODELS_DIR = REPO_ROOT / "models"
-SQL_DIR = REPO_ROOT / "sql"
+
+
+def _data_package(name: str, checkout_folder: str) -> Path:
+    """Folder of the package-data sub-package ``sphragis.<name>`` (``<checkout_folder>/`` in git).
+
+    An editable install made before the sub-package existed cannot import it; in a checkout the
+    mapped folder is the same one, so it is used directly. Anywhere else a missing sub-package is a
+    broken installation.
+
+    Raises:
+        ModuleNotFoundError: ``sphragis.<name>`` is not installed and this is not a checkout.
+    """
+    try:
+        return Path(str(files(f"sphragis.{name}")))
+    except ModuleNotFoundError:
+        folder = REPO_ROOT / checkout_folder
+        if (REPO_ROOT / "pyproject.toml").is_file() and folder.is_dir():
+            return folder
+        raise
+
+
+#: SQL models (``models/`` in the repository): ``staging/``, ``intermediate/``, ``marts/``.
+MODELS_DIR = _data_package("models", "models")
+#: ``sql/`` in the repository: ``ddl/``, ``macros/``, ``seeds/``, ``analyses/``.
+SQL_DIR = _data_package("sql", "sql")
 SEEDS_DIR = SQL_DIR / "seeds"
 MACROS_DIR = SQL_DIR / "macros"
+ANALYSES_DIR = SQL_DIR / "analyses"
+DDL_DIR = SQL_DIR / "ddl"
+#: Jinja2 templates of the rendered reports (``sphragis/templates/``).
+TEMPLATES_DIR = PACKAGE_DIR / "templates"
+#: The checked-in pin list of upstream snapshots (SPEC §1).
 SOURCES_FILE = PACKAGE_DIR / "sources.json"
 
 #: SPEC §7 source priority, highest first (dedup picks the parse of the first present project).
@@ -58,19 +99,28 @@ TRAINING_TREEBANK_VARS: dict[str, object] = {
     "treebank_dev_percent": 0,
 }
 
+#: Default of ``SPHRAGIS_MIRROR``: the shared mirror beside the checkout, used when it exists.
+DEFAULT_MIRROR = "../shared/sources"
+
 
 def _path(env: str, default: str) -> Path:
-    p = Path(os.environ.get(env, default)).expanduser()
-    return p if p.is_absolute() else (REPO_ROOT / p)
+    """``$env`` (or ``default``) as an absolute path; relative paths are taken from the cwd."""
+    return Path(os.path.abspath(Path(os.environ.get(env) or default).expanduser()))
+
+
+def reports_dir() -> Path:
+    """Where ``sphragis report`` writes by default: ``reports/`` in the current directory."""
+    return Path(os.path.abspath("reports"))
 
 
 @dataclass(frozen=True)
 class Settings:
-    """Resolved paths.
+    """Resolved working paths (absolute).
 
     Attributes:
-        mirror: ``SPHRAGIS_MIRROR``, folder holding the pinned ``*.tar.xz`` archives
-            (default ``../shared/sources``).
+        mirror: ``SPHRAGIS_MIRROR``, folder holding the pinned ``*.tar.xz`` archives (default
+            ``../shared/sources``, used only if it exists; ``none`` = fetch from upstream git; the
+            rule is :func:`sphragis.fetch.resolve_mirror`).
         data: ``SPHRAGIS_DATA``, where snapshots are unpacked (default ``data/sources``).
         warehouse: ``SPHRAGIS_WAREHOUSE``, the DuckDB file (default ``warehouse.duckdb``).
         out: ``SPHRAGIS_OUT``, the export directory (default ``dist/sphragis``).
@@ -83,9 +133,9 @@ class Settings:
 
 
 def settings() -> Settings:
-    """Read the ``SPHRAGIS_*`` environment variables (see :class:`Settings`)."""
+    """Read the ``SPHRAGIS_*`` environment variables (see :class:`Settings`), relative to the cwd."""
     return Settings(
-        mirror=_path("SPHRAGIS_MIRROR", "../shared/sources"),
+        mirror=_path("SPHRAGIS_MIRROR", DEFAULT_MIRROR),
         data=_path("SPHRAGIS_DATA", "data/sources"),
         warehouse=_path("SPHRAGIS_WAREHOUSE", "warehouse.duckdb"),
         out=_path("SPHRAGIS_OUT", "dist/sphragis"),

@@ -18,10 +18,10 @@ from typing import Any
 import duckdb
 import jinja2
 
-from .config import PACKAGE_DIR, REPO_ROOT
+from .config import TEMPLATES_DIR, reports_dir
 
-DEFAULT_DIR = REPO_ROOT / "reports"
-TEMPLATES = PACKAGE_DIR / "templates"
+DEFAULT_DIR = reports_dir()
+TEMPLATES = TEMPLATES_DIR
 REPORT_NAME = "variation_and_leakage.md"
 
 #: Pre-merge relations the seed discusses (seed 000 "What annotator variation remains"), shown

@@ -239,8 +239,7 @@ def analysis_files() -> dict[str, Path]:
 def find_manifest(warehouse: Path) -> Path | None:
     """The build manifest beside the warehouse (``manifest.json`` in its folder or
     ``<warehouse>.manifest.json``), or None."""
-    for p in (warehouse.parent / "manifest.json", warehouse.with_name(warehouse.name + ".manifest.json"),
-              config.REPO_ROOT / "target" / "manifest.json"):
+    for p in (warehouse.parent / "manifest.json", warehouse.with_name(warehouse.name + ".manifest.json")):
         if p.is_file():
             return p
     return None

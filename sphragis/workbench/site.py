@@ -31,7 +31,8 @@ from .. import config
 from . import charts, lineage
 from .catalog import LAYERS, Catalog, build_catalog
 
-DEFAULT_DIR = config.REPO_ROOT / "site"
+#: Default output folder: ``site/`` in the current directory (git-ignored), like ``config.reports_dir``.
+DEFAULT_DIR = Path("site")
 
 #: Static files copied into ``assets/`` (package data of :mod:`sphragis.workbench`).
 ASSETS = ("style.css", "search.js", "lineage.js", "variation.js")
