@@ -34,12 +34,11 @@ import yaml
 from sphragis import config
 from sphragis.authorship import RETAINED_PSEUDONYMOUS_AUTHORS
 
+from .writer import CONFIGS, SPLITS
+
 CARD_TEMPLATE = "dataset_card.md.j2"
 TEMPLATES = config.PACKAGE_DIR / "templates"
 
-SPLITS = ("train", "validation", "test")
-CHUNK_SIZES = (1, 5, 10, 50)
-CONFIGS = tuple(f"{prefix}_{k}" for prefix in ("sentence", "source_held_out") for k in CHUNK_SIZES)
 
 #: Tokens of the example row's ``conllu`` shown in the card (the rest elided).
 EXAMPLE_TOKENS = 3

@@ -126,9 +126,9 @@ def test_reconciliation_accounts_for_every_row(real_warehouse):
     assert "grc_proiel-ud-train.conllu" in causes["Herodotus/train"]
     assert "public/xml/procopius.xml" in causes["Procopius/test"]
     # Diodorus: the build merges Gorman's and AGDT's copies of Diodorus 11 that seed 000 counted twice
-    dio = con.execute("select dedup_rows, bottleneck_rows from mart_seed_reconciliation "
+    dio = con.execute("select dedup_rows, bottleneck_rows, diff_rows from mart_seed_reconciliation "
                       "where author = 'Diodorus Siculus' and split = 'train'").fetchone()
-    assert dio[0] < 0 and dio[0] + dio[1] == 0
+    assert dio[0] <= -200 and dio[0] + dio[1] == dio[2]
 
 
 @pytest.mark.integration
