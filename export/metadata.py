@@ -90,7 +90,7 @@ def build_report(con: duckdb.DuckDBPyConnection) -> dict:
         "excluded_documents": _records(con, """
             select c.project, c.document_key, any_value(r.author) as author, any_value(r.work) as work,
                    c.decision as reason, any_value(r.justification) as justification, count(*) as sentences
-            from int_curated_sentences c join works_registry r using (project, document_key)
+            from int_curated_sentences c join int_works_registry r using (project, document_key)
             where not c.is_retained group by c.project, c.document_key, c.decision order by all"""),
         "ingest_rejects": _table(con, "ingest_rejects", "file_id, line"),
         "tree_repairs": _table(con, "mart_tree_repairs"),
@@ -99,6 +99,54 @@ def build_report(con: duckdb.DuckDBPyConnection) -> dict:
         if _has_column(con, "mart_relation_rules", "ud_relation") else _table(con, "mart_relation_rules"),
         "source_held_out_track": _table(con, "mart_held_out_choices"),
         "configurations": _table(con, "mart_config_summary"),
+        **card_sections(con),
+    }
+
+
+def card_sections(con: duckdb.DuckDBPyConnection) -> dict:
+    """The build-report sections the dataset card is rendered from (issue 19), each a warehouse
+    mart as records: ``registry_profile`` (the profile that built the warehouse, the profiles
+    available and every document a non-default profile decides differently), ``seed_reconciliation``
+    (``mart_seed_reconciliation`` rows, ``mart_seed_reconciliation_causes``,
+    ``mart_missing_file_estimates`` and a summary), ``per_author_splits`` (``mart_author_splits``),
+    ``held_out_splits`` (retained authors of ``mart_held_out_choices``), ``genres``
+    (``mart_genre_rows`` summed over splits), ``merge_effects`` (``mart_merge_effects``),
+    ``license_rows`` (:func:`license_rows`) and ``split_block`` (the 50-row cut, runner variable
+    ``min_author_rows``).
+    """
+    from sphragis import runner
+
+    profiles = _table(con, "int_registry_profiles", "profile")
+    active = [p["profile"] for p in profiles if p["is_active"]]
+    per_author = _table(con, "mart_author_splits", "author")
+    rows = _table(con, "mart_seed_reconciliation", "author, split")
+    seed_authors = [a for a in per_author if a["seed_total"]]
+    return {
+        "registry_profile": {
+            "active": active[0] if active else None,
+            "default": config.DEFAULT_REGISTRY_PROFILE,
+            "profiles": profiles,
+            "active_overrides": sum(p["overridden_documents"] for p in profiles if p["is_active"]),
+            "overrides": _table(con, "mart_registry_overrides"),
+        },
+        "seed_reconciliation": {
+            "rows": rows,
+            "causes": _table(con, "mart_seed_reconciliation_causes", "author, split, cause_order"),
+            "missing_files": _table(con, "mart_missing_file_estimates", "path, author"),
+            "summary": {
+                "authors": len(seed_authors),
+                "matching": sum(1 for a in seed_authors if a["matches_seed"]),
+                "unexplained": sum(a["unexplained_rows"] for a in per_author),
+            },
+        },
+        "per_author_splits": [a for a in per_author if a["total"]],
+        "held_out_splits": _records(con, """
+            select author, held_out_source, train_rows as train, validation_rows as validation, test_rows as test
+            from mart_held_out_choices where is_retained order by author"""),
+        "genres": _records(con, "select genre, sum(rows) as rows from mart_genre_rows group by genre order by genre"),
+        "merge_effects": _table(con, "mart_merge_effects", "kind, published_category, part_share_pct desc, part_category"),
+        "license_rows": license_rows(con),
+        "split_block": runner.DEFAULT_VARS["min_author_rows"],
     }
 
 
@@ -150,10 +198,10 @@ LICENSE_NOTES = {
 }
 
 
-def licenses_md(con: duckdb.DuckDBPyConnection) -> str:
-    """LICENSES.md: per source its license, attribution, upstream revision and row counts."""
-    # rows of the _1 configurations (a row_id published on both tracks counts once) per record source
-    rows = _records(con, """
+def license_rows(con: duckdb.DuckDBPyConnection) -> list[dict]:
+    """Per (treebank_source, license): rows of the _1 configurations with a record of it (a row_id
+    published on both tracks counts once)."""
+    return _records(con, """
         with published as (
             select distinct id as row_id from mart_benchmark_rows where config in ('sentence_1', 'source_held_out_1')
         ),
@@ -161,9 +209,14 @@ def licenses_md(con: duckdb.DuckDBPyConnection) -> str:
             select e.row_id, unnest(e.source_records) as r
             from int_eligible_sentences as e inner join published as p on e.row_id = p.row_id
         )
-        select r.treebank_source, r.license, count(distinct row_id) as rows_with_record
+        select r.treebank_source, r.license, count(distinct row_id) as rows
         from records group by all order by all""")
-    counts = {(r["treebank_source"], r["license"]): r["rows_with_record"] for r in rows}
+
+
+def licenses_md(con: duckdb.DuckDBPyConnection) -> str:
+    """LICENSES.md: per source its license, attribution, upstream revision and row counts."""
+    rows = license_rows(con)
+    counts = {(r["treebank_source"], r["license"]): r["rows"] for r in rows}
     lines = ["# Licenses", "",
              "Sphragis is a mixed-license dataset. Every row lists the licenses of all the upstream records it "
              "was built from in its `licenses` column, and each record in `source_records` names its license, "

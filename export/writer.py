@@ -2,8 +2,9 @@
 
 Layout of ``SPHRAGIS_OUT`` (default ``dist/sphragis``)::
 
-    README.md                       dataset card; its ``configs:`` YAML lets
-                                    ``datasets.load_dataset(<out>, "sentence_10")`` work offline
+    README.md                       dataset card (export/card.py, rendered from the files below;
+                                    ``sphragis audit`` re-renders it with the leaderboard); its
+                                    ``configs:`` YAML lets ``datasets.load_dataset(<out>, "sentence_10")`` work offline
     LICENSES.md                     per-source license, attribution, NC/SA implications
     data/<config>/<split>-00000-of-00001.parquet
     metadata/dataset_variants.json  every config: authors, rows per split, chunk ids, exclusions
@@ -344,35 +345,6 @@ def validate_published_units(con: duckdb.DuckDBPyConnection, units: pa.Table | N
     return validate_units_table(fetch_units(con) if units is None else units)
 
 
-def dataset_card(summary: dict[str, dict[str, dict]]) -> str:
-    """The dataset card (README.md) with the ``configs:`` YAML that ``load_dataset`` reads."""
-    lines = ["---", "pretty_name: Sphragis", "language:", "- grc", "task_categories:", "- text-classification",
-             "configs:"]
-    for cfg in CONFIGS:
-        lines.append(f"- config_name: {cfg}")
-        lines.append("  data_files:")
-        for split in SPLITS:
-            lines.append(f"  - split: {split}")
-            lines.append(f"    path: data/{cfg}/{split}-*.parquet")
-    lines += ["---", "", "# Sphragis", "",
-              "Ancient Greek authorship attribution over the curated union of seven treebank projects "
-              "(AGDT 2.1, UD Perseus, UD PROIEL, UD PTNK, Gorman, Pedalion, Harrington), built by the "
-              "Sphragis warehouse. See `metadata/` for the build report, the configuration manifest and "
-              "the pinned source revisions, and `LICENSES.md` for the mixed licensing (NonCommercial and "
-              "ShareAlike data).", "",
-              "| configuration | authors | train | validation | test |", "|---|---:|---:|---:|---:|"]
-    for cfg in CONFIGS:
-        s = summary.get(cfg, {})
-        authors = max((v.get("authors", 0) for v in s.values()), default=0)
-        lines.append(f"| {cfg} | {authors} | " + " | ".join(f"{s.get(sp, {}).get('rows', 0):,}" for sp in SPLITS) + " |")
-    lines += ["", "```python", "from datasets import load_dataset", 'ds = load_dataset("<this directory>", "sentence_10")',
-              "```", "", "Columns follow the Sphragis card: `text` is a list of unit strings; `conllu` is a list "
-              "of units, each a list of sentences (exactly one), each a list of token structs with the CoNLL-U "
-              "field names; `cts_urn`, `passage`, `treebank_source`, `dedup_key` and `native_syntax` have one "
-              "entry per unit; `source_records` lists every contributing upstream record.", ""]
-    return "\n".join(lines)
-
-
 def export(settings: config.Settings | None = None) -> dict:
     """Validate and write every configuration, the metadata and the card (see module docstring).
 
@@ -410,7 +382,7 @@ def _write_all(con: duckdb.DuckDBPyConnection, units, tmp: Path, out: Path) -> d
 
     Returns {config: {split: {"rows": n, "authors": m}}}. ``tmp`` is removed in any case.
     """
-    from . import metadata
+    from . import card, metadata
 
     try:
         summary: dict[str, dict[str, dict]] = {}
@@ -423,7 +395,7 @@ def _write_all(con: duckdb.DuckDBPyConnection, units, tmp: Path, out: Path) -> d
         del units
         (tmp / "metadata").mkdir()
         metadata.write_all(con, tmp, summary)
-        (tmp / "README.md").write_text(dataset_card(summary), encoding="utf-8")
+        card.write_card(tmp)  # rendered from the files just written (export/card.py)
         _swap(tmp, out)
         return summary
     finally:

@@ -567,15 +567,27 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     configs = tuple(args.config) if args.config else CONFIGS
     results = run_audit(out, configs, progress=not args.quiet)
     path = write_report(report_document(results), out)
+    card_note = _rerender_card(out)
     note = write_table(results, settings.warehouse)
     seconds = time.perf_counter() - t0
-    print(f"audit: wrote {path}; {note}; {len(results)} configuration(s) in {seconds:.1f}s", file=sys.stderr)
+    print(f"audit: wrote {path}; {card_note}; {note}; {len(results)} configuration(s) in {seconds:.1f}s",
+          file=sys.stderr)
     if args.report:
         from . import report
 
         md = report.render_report(warehouse=settings.warehouse, leakage=path, out_dir=Path(args.report_dir))
         print(f"report: wrote {md}", file=sys.stderr)
     return 0
+
+
+def _rerender_card(out: Path) -> str:
+    """Re-render the export's dataset card so its leaderboard shows the report just written
+    (export/card.py reads metadata/leakage_report.json); returns a one-line note."""
+    from .export import card
+
+    if not (out / "metadata" / "build_report.json").is_file():
+        return f"no build report in {out}: dataset card not re-rendered"
+    return f"dataset card {card.write_card(out)} re-rendered with the leaderboard"
 
 
 def _cmd_report(args: argparse.Namespace) -> int:

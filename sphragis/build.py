@@ -26,7 +26,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from . import config, runner
+from . import config, pins, runner
 
 
 #: DuckDB buffer-pool cap for a build (SPEC §13: peak RSS <= 2 GiB). DuckDB's default (80% of RAM)
@@ -139,8 +139,11 @@ def ingest_into(con: duckdb.DuckDBPyConnection, settings: config.Settings, out: 
 
 
 def run_models(con: duckdb.DuckDBPyConnection, out: Console, summary: BuildSummary,
-               select: list[str] | None = None) -> None:
-    """Build the SQL models (all, or ``select`` and their ancestors) and run their data tests."""
+               select: list[str] | None = None, variables: dict | None = None) -> None:
+    """Build the SQL models (all, or ``select`` and their ancestors) and run their data tests.
+
+    ``variables`` override the runner's build variables (e.g. ``registry_profile``).
+    """
     project = runner.load_project()
     t0 = time.perf_counter()
     n = len(project.ancestors(select)) if select else len(project.models)
@@ -152,7 +155,7 @@ def run_models(con: duckdb.DuckDBPyConnection, out: Console, summary: BuildSumma
             summary.model_seconds[name] = secs
             prog.update(task, advance=1, description=f"build models ({name})")
 
-        runner.run(con, project, on_model=on_model, select=select)
+        runner.run(con, project, on_model=on_model, select=select, variables=variables)
     summary.timings["models"] = time.perf_counter() - t0
 
 
@@ -195,7 +198,8 @@ def build(settings: config.Settings | None = None, *, reingest: bool = True, wor
             try:
                 if reingest:
                     ingest_into(con, settings, out, summary, workers=workers)
-                run_models(con, out, summary, select)
+                pins.load_missing_files(con, settings)  # source table of mart_seed_reconciliation
+                run_models(con, out, summary, select, {"registry_profile": settings.registry_profile})
                 con.execute("create or replace table build_log as select ?::json as summary",
                             [json.dumps({"ingest": summary.ingest, "models": summary.models}, sort_keys=True)])
                 con.execute("checkpoint")

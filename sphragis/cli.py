@@ -48,10 +48,16 @@ def _cmd_fetch(args: argparse.Namespace) -> int:
 
 
 def _cmd_build(args: argparse.Namespace) -> int:
+    import dataclasses
+
     from . import build
 
     t0 = time.perf_counter()
-    summary = build.build(reingest=not args.models_only, workers=args.workers, select=args.select or None)
+    settings = config.settings()
+    if args.registry_profile:
+        settings = dataclasses.replace(settings, registry_profile=args.registry_profile)
+    summary = build.build(settings, reingest=not args.models_only, workers=args.workers,
+                          select=args.select or None)
     summary.timings["total"] = time.perf_counter() - t0
     build.print_summary(summary)
     return 0
@@ -97,6 +103,10 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--workers", type=int, default=None, help="ingest processes (default: CPU count)")
     b.add_argument("--select", action="append", metavar="MODEL",
                    help="build only MODEL and the models it depends on (repeatable; development aid)")
+    b.add_argument("--registry-profile", metavar="NAME",
+                   help="works-registry profile (default SPHRAGIS_REGISTRY_PROFILE or "
+                   f"{config.DEFAULT_REGISTRY_PROFILE!r}: seed 000's curation decisions; 'scholarly': "
+                   "the overrides of sql/seeds/works_registry_profiles.csv)")
     b.set_defaults(func=_cmd_build)
 
     e = sub.add_parser("export", help="write the benchmark configurations (Parquet + dataset card + metadata)",

@@ -102,6 +102,13 @@ TRAINING_TREEBANK_VARS: dict[str, object] = {
 #: Default of ``SPHRAGIS_MIRROR``: the shared mirror beside the checkout, used when it exists.
 DEFAULT_MIRROR = "../shared/sources"
 
+#: Works-registry profile built when none is chosen: ``seed000`` takes the curation decisions that
+#: seed 000's published "Sentences per author label" table implies (``sql/seeds/works_registry.csv``
+#: as written). Other profiles are the named override sets of ``sql/seeds/works_registry_profiles.csv``
+#: (e.g. ``scholarly``); choose one with ``SPHRAGIS_REGISTRY_PROFILE`` or ``sphragis build
+#: --registry-profile`` (build variable ``registry_profile``).
+DEFAULT_REGISTRY_PROFILE = "seed000"
+
 
 def _path(env: str, default: str) -> Path:
     """``$env`` (or ``default``) as an absolute path; relative paths are taken from the cwd."""
@@ -124,12 +131,15 @@ class Settings:
         data: ``SPHRAGIS_DATA``, where snapshots are unpacked (default ``data/sources``).
         warehouse: ``SPHRAGIS_WAREHOUSE``, the DuckDB file (default ``warehouse.duckdb``).
         out: ``SPHRAGIS_OUT``, the export directory (default ``dist/sphragis``).
+        registry_profile: ``SPHRAGIS_REGISTRY_PROFILE``, the works-registry profile a build uses
+            (default :data:`DEFAULT_REGISTRY_PROFILE`).
     """
 
     mirror: Path
     data: Path
     warehouse: Path
     out: Path
+    registry_profile: str = DEFAULT_REGISTRY_PROFILE
 
 
 def settings() -> Settings:
@@ -139,6 +149,7 @@ def settings() -> Settings:
         data=_path("SPHRAGIS_DATA", "data/sources"),
         warehouse=_path("SPHRAGIS_WAREHOUSE", "warehouse.duckdb"),
         out=_path("SPHRAGIS_OUT", "dist/sphragis"),
+        registry_profile=os.environ.get("SPHRAGIS_REGISTRY_PROFILE") or DEFAULT_REGISTRY_PROFILE,
     )
 
 

@@ -9,7 +9,8 @@
 * **Macros**: every ``sql/macros/*.sql`` file is prepended to each model, so its macros are global.
 * **Seeds**: every ``sql/seeds/*.csv`` is loaded as a table named after its stem (all columns
   VARCHAR; models type them), and can be ``ref()``-ed.
-* **Schema files**: ``models/**/*.yml`` document models and columns and declare data tests
+* **Schema files**: ``models/**/*.yml`` document models (``models:``) and seeds (``seeds:``) and
+  their columns, and declare data tests
   (``unique``, ``not_null``, ``accepted_values: {values: [...]}``,
   ``relationships: {to: ref('x'), field: y}``, and model-level ``unique_combination: [cols]``
   and ``expression: <sql boolean that must hold on every row>``). Every build runs them all;
@@ -30,9 +31,10 @@ import jinja2
 import yaml
 
 from . import udfs
-from .config import MACROS_DIR, MODELS_DIR, SEEDS_DIR, SPLIT_SEED, TRAINING_TREEBANK_VARS
+from .config import DEFAULT_REGISTRY_PROFILE, MACROS_DIR, MODELS_DIR, SEEDS_DIR, SPLIT_SEED, TRAINING_TREEBANK_VARS
 
-DEFAULT_VARS = {"split_seed": SPLIT_SEED, "min_cell_tokens": 1000, "min_author_rows": 50}
+DEFAULT_VARS = {"split_seed": SPLIT_SEED, "min_cell_tokens": 1000, "min_author_rows": 50,
+                "registry_profile": DEFAULT_REGISTRY_PROFILE, "default_registry_profile": DEFAULT_REGISTRY_PROFILE}
 DEFAULT_VARS.update(TRAINING_TREEBANK_VARS)
 
 
@@ -149,7 +151,7 @@ def load_project(models_dir: Path = MODELS_DIR, seeds_dir: Path = SEEDS_DIR, mac
     schema: dict[str, dict] = {}
     for p in sorted(models_dir.rglob("*.yml")):
         doc = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
-        for m in doc.get("models", []) or []:
+        for m in (doc.get("models", []) or []) + (doc.get("seeds", []) or []):
             schema[m["name"]] = {**m, "_file": str(p)}
     env = _env()
     for m in models.values():
@@ -174,8 +176,8 @@ def load_project(models_dir: Path = MODELS_DIR, seeds_dir: Path = SEEDS_DIR, mac
         m.refs, m.sources, m.materialized = rec["refs"], rec["sources"], rec["materialized"]
         m.unknown_refs = m.refs - set(models) - set(seeds)
     for name in schema:
-        if name not in models:
-            raise ModelError(f"{schema[name]['_file']}: documents unknown model {name!r}")
+        if name not in models and name not in seeds:
+            raise ModelError(f"{schema[name]['_file']}: documents unknown model or seed {name!r}")
     return Project(models, seeds, schema, macros)
 
 
@@ -288,7 +290,7 @@ def compile_tests(project: Project, only: set[str] | None = None) -> list[tuple[
     (model, description, SQL selecting the failing rows)."""
     out = []
     for model, spec in sorted(project.schema.items()):
-        if only is not None and model not in only:
+        if only is not None and model not in only and model not in project.seeds:
             continue
         for t in spec.get("tests", []) or []:
             if isinstance(t, dict) and "unique_combination" in t:

@@ -1,11 +1,12 @@
--- Authorship curation (SPEC §6): every upstream sentence with its works-registry decision.
+-- Authorship curation (SPEC §6): every upstream sentence with its works-registry decision (under
+-- the build's registry profile, int_works_registry).
 -- A document with no registry row has decision NULL here and fails the relationships test
 -- declared in _curation.yml, naming its key: the build never guesses an author.
 with
 
 sentences as (select * from {{ ref('int_sentences') }}),
 
-registry as (select * from {{ ref('works_registry') }}),
+registry as (select * from {{ ref('int_works_registry') }}),
 
 joined as (
     select

@@ -2,7 +2,7 @@
 -- int_curated_sentences: a sentence whose document has no row fails the build naming its key.
 with
 
-registry as (select * from {{ ref('works_registry') }}),
+registry as (select * from {{ ref('int_works_registry') }}),
 
 final as (
     select

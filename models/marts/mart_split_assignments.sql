@@ -68,11 +68,7 @@ main_holdout as (
     -- rows per split for validation and for test in this (author, work) group
     select
         *,
-        case
-            when group_rows >= 10 then (group_rows + 5) // 10
-            when group_rows >= 3 then 1
-            else 0
-        end as group_holdout
+        {{ group_holdout('group_rows') }} as group_holdout
     from main_ranked
 ),
 

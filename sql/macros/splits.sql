@@ -15,6 +15,29 @@ sha256('{{ var("split_seed") }}' || '{{ salt }}' || {{ key }})
 {{ var('min_author_rows') }}
 {%- endmacro %}
 
+{%- macro group_holdout(n) -%}
+{#- Rows of an (author, work) group of n rows that go to validation, and as many to test, on the
+    main track (seed 000 "Splits"): 10% rounded half up when n >= 10, one when 3 <= n <= 9, none
+    below 3 (those groups stay in training). -#}
+case
+    when {{ n }} >= 10 then ({{ n }} + 5) // 10
+    when {{ n }} >= 3 then 1
+    else 0
+end
+{%- endmacro %}
+
+{%- macro bottlenecked(train, validation, test, split_rows) -%}
+{#- Published rows of one author split after the 50-row eligibility and remainder bottleneck
+    (seed 000 "Configurations"): split_rows cut to a multiple of split_block() when the author's
+    train, validation and test each reach it, else 0. -#}
+case
+    when {{ train }} >= {{ split_block() }} and {{ validation }} >= {{ split_block() }}
+        and {{ test }} >= {{ split_block() }}
+        then ({{ split_rows }} // {{ split_block() }}) * {{ split_block() }}
+    else 0
+end
+{%- endmacro %}
+
 {%- macro citation_key(passage) -%}
 {#- A passage citation as an INTEGER[] for textual ordering: the part before the first '-' (start
     of a range), every run of digits one element, and a single letter directly after digits one

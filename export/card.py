@@ -1,0 +1,296 @@
+"""The dataset card (``README.md``) of an export, generated from the export itself (SPEC §9; issue 19).
+
+The card follows the section layout of the Hugging Face Hub dataset-card template (summary, tasks
+and leaderboard, languages, structure, splits, curation, source data, annotations, limitations,
+licensing, citation). It is rendered with Jinja (``sphragis/templates/dataset_card.md.j2``) from the
+files of the export directory only:
+
+* ``metadata/build_report.json`` (written by :mod:`export.metadata` from the warehouse marts:
+  per-author splits, the registry profile, the seed reconciliation, the merge effects, the
+  pipeline counts);
+* ``metadata/source_revisions.json`` (pinned revisions);
+* ``metadata/leakage_report.json`` (the leaderboard; written by ``sphragis audit``, which runs
+  after ``sphragis export`` and then re-renders the card: an export that has not been audited
+  says so in its leaderboard section);
+* the Parquet files (the Arrow schema of each column and one example row).
+
+No figure is typed into the template: every number comes from one of those files. The YAML
+header is checked offline with :func:`validate_card` (``huggingface_hub``'s card parser and
+``DatasetCardData``, ``datasets``' ``configs`` parser, and the tag vocabularies ``datasets``
+ships).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import jinja2
+import pyarrow.parquet as pq
+import yaml
+
+from sphragis import config
+from sphragis.authorship import RETAINED_PSEUDONYMOUS_AUTHORS
+
+from .writer import CONFIGS, SPLITS
+
+CARD_TEMPLATE = "dataset_card.md.j2"
+TEMPLATES = config.PACKAGE_DIR / "templates"
+
+
+#: Tokens of the example row's ``conllu`` shown in the card (the rest elided).
+EXAMPLE_TOKENS = 3
+
+#: Hub metadata that does not depend on the build (the Hub's controlled vocabularies).
+CARD_METADATA = {
+    "pretty_name": "Sphragis",
+    "language": ["grc"],
+    "license": "other",
+    "license_name": "mixed-cc-by-sa-and-cc-by-nc-sa",
+    "license_link": "LICENSES.md",
+    "annotations_creators": ["expert-generated"],
+    "language_creators": ["found"],
+    "multilinguality": ["monolingual"],
+    "source_datasets": ["extended"],
+    "task_categories": ["text-classification"],
+    "task_ids": ["multi-class-classification"],
+    "tags": ["authorship-attribution", "ancient-greek", "treebank", "dependency-trees", "conllu"],
+}
+
+
+class CardError(ValueError):
+    """The card's YAML header fails the offline dataset-card metadata validation."""
+
+
+def _load(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
+def _parquet(out: Path, cfg: str, split: str) -> Path:
+    return out / "data" / cfg / f"{split}-00000-of-00001.parquet"
+
+
+def size_category(n: int) -> str:
+    """The Hub ``size_categories`` value for ``n`` examples (``datasets``' size_categories.json:
+    ``n<1K``, ``1K<n<10K``, ``10K<n<100K``, … ``100B<n<1T``, ``n>1T``)."""
+    names = ["1K", "10K", "100K", "1M", "10M", "100M", "1B", "10B", "100B", "1T"]
+    if n < 1_000:
+        return "n<1K"
+    for i in range(1, len(names)):
+        if n < 10 ** (i + 3):
+            return f"{names[i - 1]}<n<{names[i]}"
+    return "n>1T"
+
+
+def header(configs: dict[str, dict[str, dict]]) -> dict:
+    """The card's YAML metadata: :data:`CARD_METADATA`, ``size_categories`` from the ``sentence_1``
+    rows, and the ``configs`` list that ``datasets.load_dataset`` reads (data/<config>/<split>-*.parquet)."""
+    n = sum(configs.get("sentence_1", {}).get(s, {}).get("rows", 0) for s in SPLITS)
+    meta = dict(CARD_METADATA)
+    meta["size_categories"] = [size_category(n)]
+    meta["configs"] = [
+        {"config_name": cfg, "data_files": [{"split": s, "path": f"data/{cfg}/{s}-*.parquet"} for s in SPLITS]}
+        for cfg in CONFIGS]
+    return meta
+
+
+def _example(out: Path) -> dict:
+    """The shortest ``sentence_1`` validation row (ties by id) as card JSON, ``conllu`` trimmed
+    (``json`` is None when the split is empty)."""
+    path = _parquet(out, "sentence_1", "validation")
+    con = duckdb.connect()
+    try:
+        row = con.sql("select * from read_parquet($path) order by len(conllu[1][1]), id limit 1",
+                      params={"path": str(path)}).to_arrow_table()
+    finally:
+        con.close()
+    if not row.num_rows:
+        return {"split": "validation", "json": None, "n_tokens": 0, "shown_tokens": 0}
+    rec = row.to_pylist()[0]
+    tokens = rec["conllu"][0][0]
+    rec["conllu"] = [[tokens[:EXAMPLE_TOKENS] + (["…"] if len(tokens) > EXAMPLE_TOKENS else [])]]
+    text = json.dumps(rec, ensure_ascii=False, indent=2, default=str)
+    return {"split": "validation", "json": text, "n_tokens": len(tokens), "shown_tokens": min(len(tokens), EXAMPLE_TOKENS)}
+
+
+def _fields(out: Path) -> list[dict]:
+    """Every published column with its Arrow type and the configurations that have it."""
+    seen: dict[str, dict] = {}
+    for cfg in CONFIGS:
+        path = _parquet(out, cfg, "train")
+        if not path.is_file():
+            continue
+        for f in pq.read_schema(path):
+            entry = seen.setdefault(f.name, {"name": f.name, "type": str(f.type), "configs": []})
+            entry["configs"].append(cfg)
+    for entry in seen.values():
+        cfgs = entry["configs"]
+        entry["configs"] = ("all" if len(cfgs) == len(CONFIGS)
+                            else "chunked (`_5`, `_10`, `_50`)" if all(not c.endswith("_1") for c in cfgs)
+                            and len(cfgs) == 6 else ", ".join(f"`{c}`" for c in cfgs))
+    return list(seen.values())
+
+
+def _leaderboard(leakage: dict | None) -> dict | None:
+    if not leakage:
+        return None
+    rows = []
+    for cfg in CONFIGS:
+        r = leakage["configs"].get(cfg)
+        if not r:
+            continue
+        rows.append({"config": cfg, **{k: r[k]["test"] for k in ("markup_author", "markup_project", "text_author")},
+                     "majority_author": r["markup_author"]["majority"]["test"]})
+    gaps = [(k, {"text": 100 * g["text_author"]["accuracy"]["gap"], "markup": 100 * g["markup_author"]["accuracy"]["gap"]})
+            for k, g in sorted(leakage.get("track_gap", {}).items(), key=lambda kv: int(kv[0]))]
+    return {"rows": rows, "gaps": gaps, "classifier": leakage["method"]["classifier"],
+            "subsampling": leakage["method"]["subsampling"]}
+
+
+def context(out: Path) -> dict:
+    """Everything the template needs, read from the export directory ``out``.
+
+    Raises:
+        FileNotFoundError: ``metadata/build_report.json`` or ``metadata/source_revisions.json`` is
+            missing (the export is incomplete).
+    """
+    meta = out / "metadata"
+    for name in ("build_report.json", "source_revisions.json", "dataset_variants.json"):
+        if not (meta / name).is_file():
+            raise FileNotFoundError(f"{meta / name}: missing; the card is rendered from a complete export")
+    report = _load(meta / "build_report.json")
+    revisions = _load(meta / "source_revisions.json")
+    variants = _load(meta / "dataset_variants.json")
+    leakage = _load(meta / "leakage_report.json")
+    configs = {cfg: variants[cfg]["splits"] for cfg in CONFIGS if cfg in variants}
+
+    units = {1: "sentence", 5: "5-sentence chunk", 10: "10-sentence chunk", 50: "50-sentence chunk"}
+    configurations = [{"config": cfg, "unit": units[int(cfg.rsplit("_", 1)[1])],
+                       "authors": len(variants[cfg]["authors"]),
+                       **{s: configs[cfg][s]["rows"] for s in SPLITS}} for cfg in configs]
+    per_author = report["per_author_splits"]
+    main = {s: sum(a[s] for a in per_author) for s in SPLITS}
+    main["total"] = sum(main.values())
+    main["authors"] = len(per_author)
+    seed_totals = {s: sum(a.get(f"seed_{s}") or 0 for a in per_author) for s in SPLITS}
+    recon = report["seed_reconciliation"]
+    by_key: dict[tuple, list] = {}
+    for c in recon["causes"]:
+        by_key.setdefault((c["author"], c["split"]), []).append(c)
+    recon_rows = [{**r, "causes": by_key.get((r["author"], r["split"]), [])}
+                  for r in recon["rows"] if r["diff_rows"] != 0]
+    sources = revisions["snapshots"]
+    return {
+        "header_yaml": yaml.safe_dump(header(configs), sort_keys=False, allow_unicode=True, width=100),
+        "sources": sources,
+        "treebanks": sorted({s["treebank_source"] for s in sources}),
+        "profile": report["registry_profile"],
+        "main": main,
+        "configurations": configurations,
+        "leaderboard": _leaderboard(leakage),
+        "genres": report["genres"],
+        "example": _example(out),
+        "fields": _fields(out),
+        "split_seed": config.SPLIT_SEED,
+        "block": report["split_block"],
+        "per_author": per_author,
+        "seed_totals": seed_totals,
+        "held_out": report["held_out_splits"],
+        "retained_pseudonymous": sorted(RETAINED_PSEUDONYMOUS_AUTHORS),
+        "exclusions": report["exclusions"],
+        "pipeline": report["pipeline"],
+        "priority": [config.TREEBANK_SOURCE[p] for p in config.PROJECT_PRIORITY],
+        "merges": report["merge_effects"],
+        "recon": {**recon["summary"], "rows": recon_rows, "files": recon["missing_files"]},
+        "licenses": report["license_rows"],
+    }
+
+
+def _env() -> jinja2.Environment:
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), undefined=jinja2.StrictUndefined,
+                             trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    env.filters["num"] = lambda v: f"{v:,}" if v is not None else "–"
+    env.filters["signed"] = lambda v: f"{v:+,}" if v else "0"
+    env.filters["pct"] = lambda d: f"{100 * d['accuracy']:.1f} / {100 * d['macro_f1']:.1f}"
+    env.filters["pp"] = lambda v: "–" if v is None else f"{v:.2f}"
+    return env
+
+
+def render_card(out: Path) -> str:
+    """The dataset card of the export in ``out`` (see the module docstring)."""
+    return _env().get_template(CARD_TEMPLATE).render(**context(out))
+
+
+def write_card(out: Path) -> Path:
+    """Render the card, validate its header (:func:`validate_card`) and write ``out/README.md``.
+
+    Raises:
+        CardError: the header fails validation (nothing is written then).
+    """
+    text = render_card(out)
+    problems = validate_card(text)
+    if problems:
+        raise CardError(f"{out / 'README.md'}: dataset card metadata invalid: " + "; ".join(problems))
+    path = out / "README.md"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def validate_card(text: str) -> list[str]:
+    """Validate a dataset card's YAML header offline; return the problems (empty list: valid).
+
+    ``huggingface_hub.RepoCard.validate`` posts the card to the Hub; offline the same library's
+    parser is used instead: ``huggingface_hub.DatasetCard`` (YAML block, a mapping) and
+    ``DatasetCardData`` (the known fields), then ``datasets.utils.metadata.MetadataConfigs``
+    (the ``configs`` list as ``load_dataset`` reads it, which raises on a malformed entry), and
+    the controlled vocabularies ``datasets`` ships in ``datasets/utils/resources`` (languages,
+    size categories, language and annotation creators, multilinguality).
+    """
+    from datasets.utils.metadata import MetadataConfigs
+    from huggingface_hub import DatasetCard
+
+    problems: list[str] = []
+    try:
+        card = DatasetCard(text)
+    except ValueError as exc:
+        return [f"YAML header: {exc}"]
+    data = card.data.to_dict()
+    if not data:
+        return ["YAML header is missing or empty"]
+    try:
+        configs = MetadataConfigs.from_dataset_card_data(card.data)
+    except Exception as exc:  # noqa: BLE001 - datasets raises ValueError/TypeError subclasses here
+        problems.append(f"configs: {exc}")
+    else:
+        if not configs:
+            problems.append("configs: no configuration declared")
+    vocab = _vocabularies()
+    for key, allowed in (("language", vocab["languages"]), ("size_categories", vocab["size_categories"]),
+                         ("language_creators", vocab["creators"]["language"]),
+                         ("annotations_creators", vocab["creators"]["annotations"]),
+                         ("multilinguality", vocab["multilinguality"])):
+        values = data.get(key)
+        if values is None:
+            problems.append(f"{key}: missing")
+            continue
+        for v in values if isinstance(values, list) else [values]:
+            if v not in allowed:
+                problems.append(f"{key}: {v!r} is not a known value")
+    if data.get("license") == "other" and not (data.get("license_name") and data.get("license_link")):
+        problems.append("license: 'other' needs license_name and license_link")
+    for key in ("pretty_name", "task_categories"):
+        if not data.get(key):
+            problems.append(f"{key}: missing")
+    return problems
+
+
+def _vocabularies() -> dict:
+    import datasets
+
+    res = Path(datasets.__file__).parent / "utils" / "resources"
+    return {"languages": set(json.loads((res / "languages.json").read_text(encoding="utf-8"))),
+            "size_categories": set(json.loads((res / "size_categories.json").read_text(encoding="utf-8"))),
+            "creators": json.loads((res / "creators.json").read_text(encoding="utf-8")),
+            "multilinguality": set(json.loads((res / "multilingualities.json").read_text(encoding="utf-8")))}

@@ -1,0 +1,156 @@
+"""Registry profiles, the seed-000 reconciliation and the generated dataset card (issue 19)."""
+
+from __future__ import annotations
+
+import re
+
+import duckdb
+import pytest
+
+from sphragis import config, runner
+from sphragis.export import card
+
+SECTIONS = (
+    "## Dataset Description", "### Dataset Summary", "### Supported Tasks and Leaderboards", "### Languages",
+    "## Dataset Structure", "### Data Instances", "### Data Fields", "### Data Splits", "## Dataset Creation",
+    "### Curation Rationale", "### Source Data", "### Annotations", "### Other Known Limitations",
+    "### Licensing Information", "### Citation Information",
+)
+
+
+# --------------------------------------------------------------------------- registry profiles
+def _registry(profile: str | None) -> duckdb.DuckDBPyConnection:
+    con = duckdb.connect()
+    variables = {"registry_profile": profile} if profile else None
+    runner.run(con, variables=variables, select=["int_works_registry", "int_registry_profiles"])
+    return con
+
+
+def _decision(con, document_key: str) -> str:
+    return con.execute("select decision from int_works_registry where document_key = ?", [document_key]).fetchone()[0]
+
+
+def test_default_profile_takes_seed_000_decisions():
+    con = _registry(None)
+    assert config.DEFAULT_REGISTRY_PROFILE == "seed000"
+    # seed 000's Demosthenes, Antiphon, Lysias and Xenophon rows imply these calls
+    assert _decision(con, "dem 42 tree.xml") == "retained"
+    assert _decision(con, "antiphon 1 bu2.xml") == "disputed"
+    assert _decision(con, "Lysias 14 bu1.xml") == "disputed"
+    assert _decision(con, "xen cyr 8.8 bu1.xml") == "disputed"
+    assert con.execute("select count(*) from int_works_registry where is_profile_override").fetchone()[0] == 0
+    assert con.execute("select profile from int_registry_profiles where is_active").fetchall() == [("seed000",)]
+
+
+def test_scholarly_profile_overrides_three_works():
+    con = _registry("scholarly")
+    assert _decision(con, "dem 42 tree.xml") == "disputed"
+    assert _decision(con, "antiphon 1 bu2.xml") == "retained"
+    assert _decision(con, "Lysias 14 bu1.xml") == "retained"
+    works = con.execute("select distinct work from int_works_registry where is_profile_override order by 1").fetchall()
+    assert [w for (w,) in works] == ["Against Alcibiades 1 (Or. 14)", "Against Phaenippus (Or. 42)",
+                                     "Against the Stepmother (Or. 1)"]
+    assert con.execute("select distinct registry_profile from int_works_registry").fetchall() == [("scholarly",)]
+
+
+def test_unknown_profile_fails_the_data_test():
+    with pytest.raises(runner.ModelTestFailure, match="int_registry_profiles.*is_known"):
+        _registry("no-such-profile")
+
+
+# --------------------------------------------------------------------------- card metadata (offline)
+GOOD_HEADER = """---
+pretty_name: Sphragis
+language: [grc]
+license: other
+license_name: mixed
+license_link: LICENSES.md
+annotations_creators: [expert-generated]
+language_creators: [found]
+multilinguality: [monolingual]
+size_categories: [10K<n<100K]
+task_categories: [text-classification]
+configs:
+- config_name: sentence_1
+  data_files:
+  - split: train
+    path: data/sentence_1/train-*.parquet
+---
+# card
+"""
+
+
+def test_validate_card_accepts_a_good_header():
+    assert card.validate_card(GOOD_HEADER) == []
+
+
+def test_validate_card_names_each_bad_field():
+    bad = (GOOD_HEADER.replace("[grc]", "[ancient-greek]").replace("[10K<n<100K]", "[lots]")
+           .replace("license_link: LICENSES.md\n", "").replace("  - split: train\n", "  - splitt: train\n"))
+    problems = card.validate_card(bad)
+    assert any(p.startswith("language: 'ancient-greek'") for p in problems)
+    assert any(p.startswith("size_categories: 'lots'") for p in problems)
+    assert any(p.startswith("license:") for p in problems)
+    assert any(p.startswith("configs:") for p in problems)
+    assert card.validate_card("no header at all\n") == ["YAML header is missing or empty"]
+
+
+def test_size_category():
+    assert card.size_category(999) == "n<1K"
+    assert card.size_category(61_800) == "10K<n<100K"
+    assert card.size_category(100_000) == "100K<n<1M"
+
+
+# --------------------------------------------------------------------------- real build
+@pytest.mark.integration
+def test_reconciliation_accounts_for_every_row(real_warehouse):
+    con = real_warehouse
+    rows = con.execute("select author, split, seed_rows, build_rows, diff_rows, curation_rows, dedup_rows, "
+                       "bottleneck_rows, missing_file_rows, unexplained_rows from mart_seed_reconciliation").fetchall()
+    assert len({r[0] for r in rows}) >= 28
+    for r in rows:
+        assert r[4] == sum(r[5:]), r
+    # nothing unexplained with the default profile
+    assert all(r[9] == 0 for r in rows)
+    # seed 000's curation decisions reproduce its rows
+    for author in ("Antiphon", "Demosthenes", "Xenophon"):
+        assert all(r[4] == 0 for r in rows if r[0] == author), author
+    # only the missing upstream files' authors need a missing-file cause; every other difference
+    # is the dedup key and the 50-row cut
+    assert {r[0] for r in rows if r[8]} == {"Herodotus", "Paul", "Procopius"}
+    for r in rows:
+        if r[4] and not r[8]:
+            assert r[5] == 0 and r[6] < 0 and r[6] + r[7] == r[4], r
+    causes = dict(con.execute("select author || '/' || split, detail from mart_seed_reconciliation_causes "
+                              "where cause = 'missing_upstream_file'").fetchall())
+    assert "grc_proiel-ud-train.conllu" in causes["Herodotus/train"]
+    assert "public/xml/procopius.xml" in causes["Procopius/test"]
+    # Diodorus: the build merges Gorman's and AGDT's copies of Diodorus 11 that seed 000 counted twice
+    dio = con.execute("select dedup_rows, bottleneck_rows, diff_rows from mart_seed_reconciliation "
+                      "where author = 'Diodorus Siculus' and split = 'train'").fetchone()
+    assert dio[0] <= -200 and dio[0] + dio[1] == dio[2]
+
+
+@pytest.mark.integration
+def test_card_is_valid_and_its_author_table_equals_the_parquet(real_export):
+    text = (real_export / "README.md").read_text(encoding="utf-8")
+    assert card.validate_card(text) == []
+    for heading in SECTIONS:
+        assert heading in text, heading
+    assert "works-registry profile **`seed000`**" in text
+    section = text.split("### Data Splits", 1)[1].split("## Dataset Creation", 1)[0]
+    table = {}
+    for line in section.splitlines():
+        m = re.match(r"^\| ([^|*]+?) \| ([\d,]+) \| ([\d,]+) \| ([\d,]+) \| [\d,]+ \| ", line)
+        if m and m.group(1) != "author":
+            table[m.group(1)] = tuple(int(g.replace(",", "")) for g in m.groups()[1:])
+        if line.startswith("Source-held-out track"):
+            break
+    con = duckdb.connect()
+    counts = {}
+    for split_index, split in enumerate(("train", "validation", "test")):
+        path = real_export / "data" / "sentence_1" / f"{split}-00000-of-00001.parquet"
+        for author, n in con.execute("select author, count(*) from read_parquet(?) group by 1", [str(path)]).fetchall():
+            counts.setdefault(author, [0, 0, 0])[split_index] = n
+    assert table == {a: tuple(v) for a, v in counts.items()}
+    assert table["Xenophon"] == (5450, 650, 650)
