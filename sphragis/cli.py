@@ -6,7 +6,8 @@ Subcommands (``sphragis <cmd> --help`` explains each):
 * ``build``  ingest every treebank file into the raw tables and build the SQL models (SPEC §2–§8);
 * ``export`` write the benchmark configurations and metadata to ``SPHRAGIS_OUT`` (SPEC §9);
 * ``eval``   the evaluation toolkit of seed 001 (SPEC §12);
-* ``audit``  the leakage audit and text baselines (SPEC §11).
+* ``audit``  the leakage audit and text baselines (SPEC §11);
+* ``report`` the variation and leakage report (SPEC §11).
 
 Errors in the input or the build are printed as one clear message (file and line where known)
 with exit status 1, never as a bare traceback.
@@ -91,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-#: Subcommand registrars contributed by other modules (eval, audit, bench): each takes the
+#: Subcommand registrars contributed by other modules (eval, audit, report, bench): each takes the
 #: subparsers object and adds its parser with ``set_defaults(func=...)``.
 _EXTENSIONS: list = []
 
@@ -115,7 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _load_extensions() -> None:
     import importlib
 
-    for mod in ("sphragis.evaluation.cli", "sphragis.audit", "sphragis.bench"):
+    for mod in ("sphragis.evaluation.cli", "sphragis.audit", "sphragis.report", "sphragis.bench"):
         try:
             m = importlib.import_module(mod)
         except ModuleNotFoundError as exc:
