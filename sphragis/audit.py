@@ -445,11 +445,10 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     note = write_table(results, settings.warehouse)
     seconds = time.perf_counter() - t0
     print(f"audit: wrote {path}; {note}; {len(results)} configuration(s) in {seconds:.1f}s", file=sys.stderr)
-    if args.report:
+    if args.report:  # the same as `sphragis report --out <out> --report-dir <dir>`
         from . import report
 
-        md = report.render_report(warehouse=settings.warehouse, leakage=path, out_dir=Path(args.report_dir))
-        print(f"report: wrote {md}", file=sys.stderr)
+        return report.cmd_report(args)
     return 0
 
 

@@ -5,7 +5,7 @@ lives here, one query per file, linted by ``make lint`` like the models. A query
 SQL; values are passed as prepared-statement parameters (``?`` or ``$name``), never formatted
 into the text.
 
-Example: ``con.execute(query("overlap_summary_folds")).fetchall()``.
+Example: ``con.execute(query("overlap_resolution_counts")).fetchall()``.
 """
 
 from __future__ import annotations

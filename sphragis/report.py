@@ -228,7 +228,9 @@ def render_report(warehouse: Path, leakage: Path, out_dir: Path = DEFAULT_DIR) -
     return write_text_atomic(out_dir / REPORT_NAME, text)
 
 
-def _cmd_report(args: argparse.Namespace) -> int:
+def cmd_report(args: argparse.Namespace) -> int:
+    """``sphragis report`` (also ``sphragis audit --report``): render the report from the warehouse
+    and ``<args.out or SPHRAGIS_OUT>/metadata/leakage_report.json`` into ``args.report_dir``."""
     settings = config.settings()
     out = Path(args.out) if args.out else settings.out
     md = render_report(warehouse=settings.warehouse, leakage=out / config.LEAKAGE_REPORT,
@@ -246,4 +248,4 @@ def register(subparsers) -> None:
         "chart per table, into --report-dir (default reports/, git-ignored).")
     r.add_argument("--out", help="export directory holding metadata/leakage_report.json (default: SPHRAGIS_OUT)")
     r.add_argument("--report-dir", default=str(DEFAULT_DIR), help=f"report directory (default {DEFAULT_DIR})")
-    r.set_defaults(func=_cmd_report)
+    r.set_defaults(func=cmd_report)

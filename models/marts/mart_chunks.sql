@@ -15,18 +15,12 @@ with
 
 split_rows as (select * from {{ ref('mart_split_rows') }}),
 
-configs as (
-    select
-        config,
-        track,
-        chunk_target_size::integer as chunk_target_size
-    from {{ ref('benchmark_configs') }}
-),
+configs as (select * from {{ ref('benchmark_configs') }}),
 
 sizes as (
     -- the chunked configurations' sizes (seed benchmark_configs; _1 rows are mart_split_rows)
-    select distinct chunk_target_size from configs
-    where chunk_target_size > 1
+    select distinct chunk_target_size::integer as chunk_target_size from configs
+    where chunk_target_size::integer > 1
 ),
 
 positioned as (
@@ -133,7 +127,7 @@ final as (
         len(w.chunk_works) > 1 as chunk_is_mixed_work,
         c.has_tail_rows
     from chunks as c
-    inner join configs as k on c.track = k.track and c.chunk_target_size = k.chunk_target_size
+    inner join configs as k on c.track = k.track and c.chunk_target_size = k.chunk_target_size::integer
     inner join chunk_work_lists as w
         on
             c.chunk_target_size = w.chunk_target_size
