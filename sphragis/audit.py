@@ -20,8 +20,9 @@ Both feature sets are counted per unit once and summed into rows (a chunk's coun
 of its units', exactly what counting the joined row would give), then restricted to the
 features of at least two training rows, weighted with sublinear TF-IDF (l2) fitted on train, and
 classified with a one-vs-rest ``LinearSVC`` (``C=0.5``, ``random_state=0``). Token-level work
-is SQL (DuckDB over the Parquet files); nothing is subsampled. A majority-class baseline (the
-most frequent training label) is reported beside each target.
+is SQL (DuckDB over the Parquet files; the named queries ``sql/queries/audit_*.sql``); nothing is
+subsampled. A majority-class baseline (the most frequent training label) is reported beside
+each target.
 
 Outputs: ``<out>/metadata/leakage_report.json`` (deterministic: sorted keys, 4 decimals, no
 timestamps or timings) and the warehouse table ``audit_results`` (one row per configuration ×
