@@ -310,7 +310,7 @@ def test_analyst_queries_on_the_real_build(real_warehouse):
     conv = real_warehouse.execute((ANALYSES / "deprel_convention_vs_style.sql").read_text(encoding="utf-8")).fetchall()
     assert {(s, d) for s, d, *_ in conv} == set(real_warehouse.execute(
         "select scheme, category from mart_variation where kind = 'deprel' and verdict = 'convention'").fetchall())
-    assert all(a > b for _, _, a, b, _, _ in conv)  # convention: annotator exceeds authorial
+    assert all(a >= b for _, _, a, b, _, _ in conv)  # convention: annotator exceeds authorial (rounded: >=)
     # 27 convention DEPRELs; the largest excess is pre-merge cc (10 multi-project authors, 4
     # multi-author projects)
     assert len(conv) == 27
