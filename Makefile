@@ -46,8 +46,8 @@ test: install  ## run the test suite (integration tests build from ../shared/sou
 # Every .sql file: models, analyses and DDL through the Jinja templater (the sql/macros they call
 # are rendered into them: a macro file alone renders to nothing), named queries with $name parameters.
 lint: install  ## lint every .sql file with sqlfluff (models, sql/analyses, sql/ddl, sql/queries)
-	$(BIN)/sqlfluff lint models sql/analyses sql/ddl
-	$(BIN)/sqlfluff lint sql/queries --templater placeholder
+	$(BIN)/sqlfluff lint models sql/analyses sql/ddl; status=$$?; \
+	$(BIN)/sqlfluff lint sql/queries --templater placeholder && exit $$status
 
 bench: install  ## full build / parse-floor ratio, peak RSS, rebuild share (SPEC §13)
 	$(BIN)/python -m sphragis.bench
