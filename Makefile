@@ -56,8 +56,11 @@ docs-check: docs  ## open site/ in headless Chromium (Debian packages) and check
 test: install  ## run the test suite (integration tests build from ../shared/sources)
 	$(BIN)/python -m pytest
 
-lint: install  ## lint the SQL models with sqlfluff
-	$(BIN)/sqlfluff lint models
+# Every .sql file: models, analyses and DDL through the Jinja templater (the sql/macros they call
+# are rendered into them: a macro file alone renders to nothing), named queries with $name parameters.
+lint: install  ## lint every .sql file with sqlfluff (models, sql/analyses, sql/ddl, sql/queries)
+	$(BIN)/sqlfluff lint models sql/analyses sql/ddl; status=$$?; \
+	$(BIN)/sqlfluff lint sql/queries --templater placeholder && exit $$status
 
 bench: install  ## full build / parse-floor ratio, peak RSS, rebuild share (SPEC §13)
 	$(BIN)/python -m sphragis.bench

@@ -201,7 +201,7 @@ def context(out: Path) -> dict:
         "retained_pseudonymous": sorted(RETAINED_PSEUDONYMOUS_AUTHORS),
         "exclusions": report["exclusions"],
         "pipeline": report["pipeline"],
-        "priority": [config.TREEBANK_SOURCE[p] for p in config.PROJECT_PRIORITY],
+        "priority": [p["treebank_source"] for p in config.projects()],
         "merges": report["merge_effects"],
         "recon": {**recon["summary"], "rows": recon_rows, "files": recon["missing_files"]},
         "licenses": report["license_rows"],

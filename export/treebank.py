@@ -44,6 +44,7 @@ from pathlib import Path
 import duckdb
 
 from sphragis import config
+from sphragis.queries import query
 
 #: The models that hold the selection (re-run with the options as variables when they differ
 #: from the build's defaults), in dependency order.
@@ -126,10 +127,6 @@ def variables(**options: object) -> dict[str, object]:
         raise TreebankError(f"dev percentage {pct!r}: give an integer from 0 to 50")
     out["treebank_projects"] = [p for p in projects if p in out["treebank_projects"]]
     return out
-
-
-def _query(name: str) -> str:
-    return (config.SQL_DIR / "queries" / f"{name}.sql").read_text(encoding="utf-8")
 
 
 def select(con: duckdb.DuckDBPyConnection, variables_: dict[str, object]) -> None:
@@ -310,7 +307,7 @@ def export_treebank(out: Path, options: dict | None = None, *, merged: bool = Fa
             tmp.mkdir()
             t0 = time.perf_counter()
             select(con, vars_)
-            selection = _query("training_treebank_file")
+            selection = query("training_treebank_file")
             files = []
             for stem, projects, split in _file_groups(vars_, merged):
                 ann = annotations.render_selection(con, stem, selection, {"projects": projects, "split": split},
@@ -348,8 +345,8 @@ def export_treebank(out: Path, options: dict | None = None, *, merged: bool = Fa
 
 def _manifest(con: duckdb.DuckDBPyConnection, vars_: dict, merged: bool, files: list[dict],
               validation: dict | None) -> dict:
-    counts = _records(con, _query("training_treebank_counts"))
-    perseus = _records(con, _query("training_treebank_perseus_sources"))
+    counts = _records(con, query("training_treebank_counts"))
+    perseus = _records(con, query("training_treebank_perseus_sources"))
     excluded = _records(con, """
         select sent_id, project, path, upstream_sentence_id, reason, reasons, folds, fold_sent_ids, match_rule,
                work_id, curation_decision, kept_sent_id

@@ -44,14 +44,10 @@ import pyarrow.parquet as pq
 from udtools.udeval import UDError, load_conllu
 
 from sphragis import config
+from sphragis.benchmark import CONFIGS, SPLITS
 from sphragis.build import build_lock, remove_stale_builds
 
 from .conllu_units import UnitValidationError, check_invariants, unit_at
-
-SPLITS = ("train", "validation", "test")
-CHUNK_SIZES = (1, 5, 10, 50)
-TRACKS = {"sentence": "main", "source_held_out": "source_held_out"}
-CONFIGS = tuple(f"{prefix}_{k}" for prefix in TRACKS for k in CHUNK_SIZES)
 
 #: Columns of every configuration, in order (seed 000 "Principal columns").
 BASE_COLUMNS = (

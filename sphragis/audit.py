@@ -20,8 +20,9 @@ Both feature sets are counted per unit once and summed into rows (a chunk's coun
 of its units', exactly what counting the joined row would give), then restricted to the
 features of at least two training rows, weighted with sublinear TF-IDF (l2) fitted on train, and
 classified with a one-vs-rest ``LinearSVC`` (``C=0.5``, ``random_state=0``). Token-level work
-is SQL (DuckDB over the Parquet files); nothing is subsampled. A majority-class baseline (the
-most frequent training label) is reported beside each target.
+is SQL (DuckDB over the Parquet files; the named queries ``sql/queries/audit_*.sql``); nothing is
+subsampled. A majority-class baseline (the most frequent training label) is reported beside
+each target.
 
 Outputs: ``<out>/metadata/leakage_report.json`` (deterministic: sorted keys, 4 decimals, no
 timestamps or timings) and the warehouse table ``audit_results`` (one row per configuration ×
@@ -36,7 +37,6 @@ fails with one clear message.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from dataclasses import dataclass, field
@@ -47,12 +47,9 @@ import duckdb
 import numpy as np
 
 from . import config
-
-SPLITS = ("train", "validation", "test")
-CHUNK_SIZES = (1, 5, 10, 50)
-TRACKS = {"sentence": "main", "source_held_out": "source_held_out"}
-CONFIGS = tuple(f"{prefix}_{k}" for prefix in TRACKS for k in CHUNK_SIZES)
-EVAL_SPLITS = ("validation", "test")
+from .benchmark import BY_NAME, CHUNK_SIZES, CONFIGS, EVAL_SPLITS, SPLITS, config_of
+from .files import write_json
+from .queries import query
 
 #: Classifier settings (recorded in the report).
 SVC_C = 0.5
@@ -64,8 +61,6 @@ CHAR_NGRAMS = (1, 4)
 
 #: (feature set, target) pairs fitted per configuration.
 TASKS = (("markup", "author"), ("markup", "project"), ("text", "author"))
-
-REPORT_NAME = "leakage_report.json"
 
 
 class AuditError(RuntimeError):
@@ -105,84 +100,6 @@ def config_files(out: Path, configs: tuple[str, ...] = CONFIGS) -> dict[str, dic
                                  f"expected exactly one file, found {len(found)}; run `sphragis export` first")
             files[cfg][split] = found[0]
     return files
-
-
-def _sql_str(s: str) -> str:
-    return "'" + s.replace("'", "''") + "'"
-
-
-#: Token and sentence features of every distinct unit, from its CoNLL-U tokens (id, upos, feats,
-#: head, deprel: the query never reads form or lemma). One row per (unit_idx, feature) with count.
-MARKUP_FEATURES_SQL = r"""
-with recursive
-tok as (
-    select unit_idx, s_idx, id, upos, feats, head, deprel from audit_tokens
-),
-linked as (
-    select
-        t.*,
-        h.upos as head_upos,
-        h.deprel as head_deprel,
-        lag(t.upos) over w as prev_upos,
-        lag(t.upos, 2) over w as prev2_upos,
-        lead(t.upos) over w as next_upos,
-        lag(t.deprel) over w as prev_deprel
-    from tok as t
-    left join tok as h on t.unit_idx = h.unit_idx and t.s_idx = h.s_idx and t.head = h.id
-    window w as (partition by t.unit_idx, t.s_idx order by t.id)
-),
-depths (unit_idx, s_idx, id, depth) as (
-    select unit_idx, s_idx, id, 1 from tok where head = 0
-    union all
-    select t.unit_idx, t.s_idx, t.id, d.depth + 1
-    from tok as t
-    inner join depths as d on t.unit_idx = d.unit_idx and t.s_idx = d.s_idx and t.head = d.id
-    where d.depth < 64
-),
-children as (
-    select unit_idx, s_idx, head as id, count(*) as n_children
-    from tok where head > 0 group by all
-),
-sentences as (
-    select
-        t.unit_idx,
-        t.s_idx,
-        count(*) as n_tokens,
-        max(d.depth) as max_depth,
-        min(t.id) filter (where t.head = 0) as root_id
-    from tok as t
-    left join depths as d on t.unit_idx = d.unit_idx and t.s_idx = d.s_idx and t.id = d.id
-    group by t.unit_idx, t.s_idx
-),
-features as (
-    select unit_idx, 'u=' || upos as f from linked
-    union all select unit_idx, 'd=' || deprel from linked
-    union all select unit_idx, 'ud=' || upos || '/' || deprel from linked
-    union all select unit_idx, 'm=' || upos || '/' || coalesce(feats, '_') from linked
-    union all select unit_idx, 'f=' || unnest(string_split(feats, '|')) from linked where feats is not null
-    union all select unit_idx, 'u2=' || coalesce(prev_upos, '^') || '_' || upos from linked
-    union all select unit_idx, 'u2=' || upos || '_$' from linked where next_upos is null
-    union all select unit_idx, 'u3=' || coalesce(prev2_upos, '^') || '_' || coalesce(prev_upos, '^') || '_' || upos
-        from linked
-    union all select unit_idx, 'd2=' || coalesce(prev_deprel, '^') || '_' || deprel from linked
-    union all select unit_idx, 'hd=' || case when head = 0 then 'root'
-        else cast(greatest(-8, least(8, head - id)) as varchar) end from linked
-    union all select unit_idx, 'hu=' || deprel || '<' || coalesce(head_upos, 'ROOT') from linked
-    union all select unit_idx, 'hr=' || deprel || '<' || coalesce(head_deprel, 'ROOT') from linked
-    union all select unit_idx, 'depth=' || cast(least(depth, 12) as varchar) from depths
-    union all select l.unit_idx, 'ch=' || l.upos || ':' || cast(least(coalesce(c.n_children, 0), 5) as varchar)
-        from linked as l
-        left join children as c on l.unit_idx = c.unit_idx and l.s_idx = c.s_idx and l.id = c.id
-    union all select unit_idx, 'len=' || cast(floor(log2(n_tokens)) as varchar) from sentences
-    union all select unit_idx, 'maxdepth=' || cast(floor(log2(coalesce(max_depth, 1))) as varchar) from sentences
-    union all select unit_idx, 'rootpos=' || coalesce(cast(round(4.0 * (root_id - 1) / n_tokens) as varchar), 'none')
-        from sentences
-)
-select unit_idx, f as feature, count(*) as n
-from features
-where f is not null
-group by all
-"""
 
 
 @dataclass
@@ -225,58 +142,35 @@ def load(files: dict[str, dict[str, Path]]) -> tuple[duckdb.DuckDBPyConnection, 
     import scipy.sparse as sp
     from sklearn.feature_extraction.text import CountVectorizer
 
+    import pyarrow as pa
+
     con = duckdb.connect()
-    selects = []
-    for cfg, splits in files.items():
-        for split, path in splits.items():
-            selects.append(
-                f"select {_sql_str(cfg)} as cfg, {_sql_str(split)} as split, file_row_number as r, author, "
-                f"treebank_source, dedup_key, text, conllu from read_parquet({_sql_str(str(path))}, "
-                "file_row_number = true)")
+    inputs = pa.table({
+        "path": [str(path) for splits in files.values() for path in splits.values()],
+        "cfg": [cfg for cfg, splits in files.items() for _ in splits],
+        "split": [split for splits in files.values() for split in splits],
+    })
+    con.register("audit_inputs", inputs)
     try:
-        con.execute("create temp table audit_files as " + "\nunion all\n".join(selects))
+        con.execute("create temp table audit_files as " + query("audit_files"),
+                    {"paths": inputs.column("path").to_pylist()})
     except duckdb.Error as exc:
         raise AuditError(f"cannot read the export's Parquet files: {exc}") from exc
-    bad = con.execute("""
-        select cfg, split, r from audit_files
-        where len(dedup_key) <> len(text) or len(text) <> len(conllu) or len(treebank_source) <> len(text)
-        limit 1""").fetchone()
+    con.unregister("audit_inputs")
+    bad = con.execute(query("audit_ragged_rows")).fetchone()
     if bad:
         raise AuditError(f"{files[bad[0]][bad[1]]}: row {bad[2]} has lists of different lengths "
                          "(dedup_key, text, conllu and treebank_source need one entry per unit)")
-    con.execute("""
-        create temp table audit_units as
-        with flat as (
-            select unnest(dedup_key) as k, unnest(text) as unit_text, unnest(conllu) as unit_conllu
-            from audit_files
-        )
-        select row_number() over (order by k) - 1 as unit_idx, k, any_value(unit_text) as unit_text,
-               any_value(unit_conllu) as unit_conllu
-        from flat group by k""")
-    con.execute("""
-        create temp table audit_rows as
-        select cfg, split, r, author, treebank_source, dedup_key from audit_files""")
-    con.execute("""
-        create temp table audit_tokens as
-        with sents as (
-            select unit_idx, unnest(unit_conllu) as sent, generate_subscripts(unit_conllu, 1) as s_idx
-            from audit_units
-        ), toks as (
-            select unit_idx, s_idx, unnest(sent) as tok from sents
-        )
-        select unit_idx, s_idx, tok.id as id, tok.upos as upos, tok.feats as feats, tok.head as head,
-               tok.deprel as deprel
-        from toks""")
+    con.execute("create temp table audit_units as " + query("audit_units"))
+    con.execute("create temp table audit_rows as select cfg, split, r, author, treebank_source, dedup_key "
+                "from audit_files")
+    con.execute("create temp table audit_tokens as " + query("audit_tokens"))
     con.execute("drop table audit_files")
     n = con.execute("select count(*) from audit_units").fetchone()[0]
 
-    con.execute("create temp table audit_markup as " + MARKUP_FEATURES_SQL)
+    con.execute("create temp table audit_markup as " + query("audit_markup_features"))
     vocab = [f for (f,) in con.execute("select distinct feature from audit_markup order by feature").fetchall()]
-    trip = con.execute("""
-        select m.unit_idx, v.j, m.n
-        from audit_markup as m
-        inner join (select feature, row_number() over (order by feature) - 1 as j
-                    from (select distinct feature from audit_markup)) as v on m.feature = v.feature""").fetchnumpy()
+    trip = con.execute(query("audit_markup_triplets")).fetchnumpy()
     markup = sp.csr_matrix((trip["n"].astype(np.float64), (trip["unit_idx"], trip["j"])), shape=(n, len(vocab)))
 
     texts = [t for (t,) in con.execute("select unit_text from audit_units order by unit_idx").fetchall()]
@@ -294,26 +188,11 @@ def split_rows(con: duckdb.DuckDBPyConnection, units: Units, cfg: str, split: st
     """
     import scipy.sparse as sp
 
-    n_rows = con.execute("select count(*) from audit_rows where cfg = ? and split = ?", [cfg, split]).fetchone()[0]
-    inc = con.execute("""
-        select a.r, u.unit_idx
-        from (select r, unnest(dedup_key) as k from audit_rows where cfg = ? and split = ?) as a
-        inner join audit_units as u on a.k = u.k""", [cfg, split]).fetchnumpy()
+    params = {"cfg": cfg, "split": split}
+    n_rows = con.execute("select count(*) from audit_rows where cfg = $cfg and split = $split", params).fetchone()[0]
+    inc = con.execute(query("audit_split_incidence"), params).fetchnumpy()
     incidence = sp.csr_matrix((np.ones(len(inc["r"])), (inc["r"], inc["unit_idx"])), shape=(n_rows, units.n))
-    labels = con.execute("""
-        with src as (
-            select r, unnest(treebank_source) as source, generate_subscripts(treebank_source, 1) as pos
-            from audit_rows where cfg = ? and split = ?
-        ), ranked as (
-            select r, source, count(*) as n, min(pos) as first_pos from src group by r, source
-        ), project as (
-            select r, source from ranked
-            qualify row_number() over (partition by r order by n desc, first_pos) = 1
-        )
-        select a.r, a.author, p.source
-        from audit_rows as a left join project as p on a.r = p.r
-        where a.cfg = ? and a.split = ?
-        order by a.r""", [cfg, split, cfg, split]).fetchall()
+    labels = con.execute(query("audit_split_labels"), params).fetchall()
     return SplitRows(incidence=incidence,
                      authors=np.array([a for _, a, _ in labels], dtype=object),
                      projects=np.array([p for _, _, p in labels], dtype=object))
@@ -380,8 +259,8 @@ def audit_config(con: duckdb.DuckDBPyConnection, units: Units, cfg: str) -> dict
     """Fit and score the three classifiers of one configuration (see module docstring)."""
     rows = {split: split_rows(con, units, cfg, split) for split in SPLITS}
     result: dict[str, Any] = {
-        "track": TRACKS[cfg.rsplit("_", 1)[0]],
-        "chunk_size": int(cfg.rsplit("_", 1)[1]),
+        "track": BY_NAME[cfg].track,
+        "chunk_size": BY_NAME[cfg].chunk_target_size,
         "rows": {split: int(rows[split].incidence.shape[0]) for split in SPLITS},
         "n_authors": int(len(set(rows["train"].authors))),
         "projects": {split: sorted({str(p) for p in rows[split].projects}) for split in SPLITS},
@@ -469,7 +348,7 @@ def report_document(results: dict[str, Any]) -> dict[str, Any]:
         configs[cfg] = doc
     track_gap = {}
     for k in CHUNK_SIZES:
-        main, held = results.get(f"sentence_{k}"), results.get(f"source_held_out_{k}")
+        main, held = results.get(config_of("main", k)), results.get(config_of("source_held_out", k))
         if not (main and held):
             continue
         track_gap[str(k)] = {
@@ -506,10 +385,7 @@ def report_document(results: dict[str, Any]) -> dict[str, Any]:
 
 def write_report(doc: dict[str, Any], out: Path) -> Path:
     """Write ``<out>/metadata/leakage_report.json`` (sorted keys, UTF-8, trailing newline)."""
-    path = out / "metadata" / REPORT_NAME
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(doc, ensure_ascii=False, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    return path
+    return write_json(out / config.LEAKAGE_REPORT, doc, sort_keys=True)
 
 
 def results_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
@@ -572,11 +448,10 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     seconds = time.perf_counter() - t0
     print(f"audit: wrote {path}; {card_note}; {note}; {len(results)} configuration(s) in {seconds:.1f}s",
           file=sys.stderr)
-    if args.report:
+    if args.report:  # the same as `sphragis report --out <out> --report-dir <dir>`
         from . import report
 
-        md = report.render_report(warehouse=settings.warehouse, leakage=path, out_dir=Path(args.report_dir))
-        print(f"report: wrote {md}", file=sys.stderr)
+        return report.cmd_report(args)
     return 0
 
 
@@ -588,21 +463,11 @@ def _rerender_card(out: Path) -> str:
     if not (out / "metadata" / "build_report.json").is_file():
         return f"no build report in {out}: dataset card not re-rendered"
     return f"dataset card {card.write_card(out)} re-rendered with the leaderboard"
-
-
-def _cmd_report(args: argparse.Namespace) -> int:
-    from . import report
-
-    settings = config.settings()
-    out = Path(args.out) if args.out else settings.out
-    md = report.render_report(warehouse=settings.warehouse, leakage=out / "metadata" / REPORT_NAME,
-                              out_dir=Path(args.report_dir))
-    print(f"report: wrote {md}", file=sys.stderr)
     return 0
 
 
 def register(subparsers) -> None:
-    """Add ``sphragis audit`` and ``sphragis report`` to the CLI (loaded by :mod:`sphragis.cli`)."""
+    """Add ``sphragis audit`` to the CLI (loaded by :mod:`sphragis.cli`)."""
     from .report import DEFAULT_DIR
 
     a = subparsers.add_parser(
@@ -618,12 +483,3 @@ def register(subparsers) -> None:
     a.add_argument("--report-dir", default=str(DEFAULT_DIR), help=f"report directory (default {DEFAULT_DIR})")
     a.add_argument("--quiet", action="store_true", help="no progress output")
     a.set_defaults(func=_cmd_audit)
-
-    r = subparsers.add_parser(
-        "report", help="render the variation and leakage report (Markdown + charts) under reports/",
-        description="Render the SPEC §11 report: variation tables (mart_variation, mart_merge_effects) from "
-        "the warehouse and the leakage audit (metadata/leakage_report.json of the export), with one "
-        "chart per table, into --report-dir (default reports/, git-ignored).")
-    r.add_argument("--out", help="export directory holding metadata/leakage_report.json (default: SPHRAGIS_OUT)")
-    r.add_argument("--report-dir", default=str(DEFAULT_DIR), help=f"report directory (default {DEFAULT_DIR})")
-    r.set_defaults(func=_cmd_report)

@@ -7,6 +7,7 @@ Subcommands (``sphragis <cmd> --help`` explains each):
 * ``export`` write the benchmark configurations and metadata to ``SPHRAGIS_OUT`` (SPEC §9);
 * ``eval``   the evaluation toolkit of seed 001 (SPEC §12);
 * ``audit``  the leakage audit and text baselines (SPEC §11);
+* ``report`` the variation and leakage report (SPEC §11);
 * ``export-treebank`` the leakage-clean CoNLL-U training treebank for parsers (seed 001);
 * ``sql``    read-only SQL on the warehouse, or an interactive shell (:mod:`sphragis.workbench.sql`);
 * ``docs``   the static data-dictionary site (:mod:`sphragis.workbench.site`).
@@ -121,7 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-#: Subcommand registrars contributed by other modules (eval, audit, bench): each takes the
+#: Subcommand registrars contributed by other modules (eval, audit, report, bench): each takes the
 #: subparsers object and adds its parser with ``set_defaults(func=...)``.
 _EXTENSIONS: list = []
 
@@ -157,8 +158,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _load_extensions() -> None:
     import importlib
 
-    for mod in ("sphragis.evaluation.cli", "sphragis.audit", "sphragis.bench", "sphragis.export.treebank",
-                "sphragis.workbench.cli"):
+    for mod in ("sphragis.evaluation.cli", "sphragis.audit", "sphragis.report", "sphragis.bench",
+                "sphragis.export.treebank", "sphragis.workbench.cli"):
         try:
             m = importlib.import_module(mod)
         except ModuleNotFoundError as exc:

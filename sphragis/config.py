@@ -15,6 +15,7 @@ Two kinds of paths (README "Configuration"):
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 from dataclasses import dataclass
@@ -61,20 +62,6 @@ TEMPLATES_DIR = PACKAGE_DIR / "templates"
 #: The checked-in pin list of upstream snapshots (SPEC §1).
 SOURCES_FILE = PACKAGE_DIR / "sources.json"
 
-#: SPEC §7 source priority, highest first (dedup picks the parse of the first present project).
-PROJECT_PRIORITY = ["ud_perseus", "ud_proiel", "ud_ptnk", "agdt", "gorman", "pedalion", "harrington"]
-
-#: treebank_source display names (SPEC §1) per project key.
-TREEBANK_SOURCE = {
-    "agdt": "AGDT 2.1",
-    "ud_perseus": "UD Perseus",
-    "ud_proiel": "UD PROIEL",
-    "ud_ptnk": "UD PTNK",
-    "gorman": "Gorman",
-    "pedalion": "Pedalion",
-    "harrington": "Harrington",
-}
-
 #: Seed for every stable shuffle (SPEC §8, seed 000 "Splits").
 SPLIT_SEED = 776
 
@@ -108,6 +95,10 @@ DEFAULT_MIRROR = "../shared/sources"
 #: (e.g. ``scholarly``); choose one with ``SPHRAGIS_REGISTRY_PROFILE`` or ``sphragis build
 #: --registry-profile`` (build variable ``registry_profile``).
 DEFAULT_REGISTRY_PROFILE = "seed000"
+
+#: The leakage audit's document inside an export folder (SPEC §11): written by ``sphragis audit``,
+#: read by ``sphragis report``.
+LEAKAGE_REPORT = Path("metadata") / "leakage_report.json"
 
 
 def _path(env: str, default: str) -> Path:
@@ -157,3 +148,51 @@ def settings() -> Settings:
 def snapshots() -> tuple[dict, ...]:
     """The checked-in pin list (``sphragis/sources.json``), one dict per snapshot (SPEC §1)."""
     return tuple(json.loads(SOURCES_FILE.read_text(encoding="utf-8"))["snapshots"])
+
+
+def read_seed(name: str, columns: tuple[str, ...], seeds_dir: Path = SEEDS_DIR) -> list[dict[str, str]]:
+    """Rows of the checked-in seed ``<seeds_dir>/<name>.csv`` (the runner loads the same file as
+    the table ``name``) as dicts of strings, in file order.
+
+    Raises:
+        ValueError: the header is not exactly ``columns``, or a row has another number of fields
+            (the message names the file and line).
+        OSError: the file cannot be read.
+    """
+    path = seeds_dir / f"{name}.csv"
+    with path.open(encoding="utf-8", newline="") as fh:
+        reader = csv.reader(fh)
+        header = tuple(next(reader, ()))
+        if header != columns:
+            raise ValueError(f"{path}:1: expected the header {','.join(columns)}, found {','.join(header)}")
+        rows = []
+        for row in reader:
+            if len(row) != len(columns):
+                raise ValueError(f"{path}:{reader.line_num}: expected {len(columns)} fields, found {len(row)}")
+            rows.append(dict(zip(columns, row)))
+    return rows
+
+
+@cache
+def projects() -> tuple[dict[str, str], ...]:
+    """The seven treebank projects, highest SPEC §7 source priority first, from the seed
+    ``sql/seeds/source_priority.csv`` (the one list of projects; the models ``ref()`` it): dicts
+    with ``project``, ``priority``, ``treebank_source`` (SPEC §1 display name) and
+    ``syntax_scheme`` (``UD`` or ``AGDT``, the native tree scheme).
+
+    Raises:
+        ValueError: a malformed seed (file and line named) or a non-integer priority.
+    """
+    rows = read_seed("source_priority", ("project", "priority", "treebank_source", "syntax_scheme"))
+    for line, row in enumerate(rows, start=2):
+        if not row["priority"].isdigit():
+            raise ValueError(f"{SEEDS_DIR / 'source_priority.csv'}:{line}: priority must be an integer")
+    return tuple(sorted(rows, key=lambda r: int(r["priority"])))
+
+
+def __getattr__(name: str):
+    # PROJECT_PRIORITY (SPEC §7 priority order of the project keys, highest first) is read from
+    # the seed on first use, so importing this module reads no file.
+    if name == "PROJECT_PRIORITY":
+        return [p["project"] for p in projects()]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -6,19 +6,26 @@ Inputs: the warehouse tables ``mart_variation`` and ``mart_merge_effects`` (open
 the export's ``metadata/leakage_report.json`` (written by ``sphragis audit``). A missing input
 leaves its section with a note instead of failing, so the report can be rendered at any stage.
 
-Entry points: ``sphragis report`` and ``sphragis audit --report`` (see :mod:`sphragis.audit`).
+Entry points: ``sphragis report`` (registered here, :func:`register`) and ``sphragis audit
+--report`` (see :mod:`sphragis.audit`, which imports this module; this one does not import it).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import jinja2
 
+from . import config
+from .benchmark import CONFIGS
 from .config import TEMPLATES_DIR, reports_dir
+from .files import write_text_atomic
+from .queries import query, records
 
 DEFAULT_DIR = reports_dir()
 TEMPLATES = TEMPLATES_DIR
@@ -28,12 +35,6 @@ REPORT_NAME = "variation_and_leakage.md"
 #: in both schemes where they exist, plus every Gender value.
 HIGHLIGHT_DEPRELS = ("vocative", "discourse", "dislocated", "appos", "case", "conj")
 HIGHLIGHT_FEATURE = "Gender"
-
-
-def _records(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> list[dict[str, Any]]:
-    cur = con.execute(sql, params or [])
-    names = [d[0] for d in cur.description]
-    return [dict(zip(names, row)) for row in cur.fetchall()]
 
 
 def load_variation(warehouse: Path) -> dict[str, Any]:
@@ -52,18 +53,10 @@ def load_variation(warehouse: Path) -> dict[str, Any]:
         missing = sorted({"mart_variation", "mart_merge_effects"} - have)
         if missing:
             return {**empty, "note": f"the warehouse {warehouse} lacks {', '.join(missing)}; run `sphragis build`"}
-        marks = ", ".join("'" + c + "'" for c in HIGHLIGHT_DEPRELS)
-        highlight = _records(con, f"""
-            select * from mart_variation
-            where (kind = 'deprel' and category in ({marks})) or feature = ?
-            order by kind, case when kind = 'deprel' then list_position([{marks}], category) end, category,
-                     scheme""", [HIGHLIGHT_FEATURE])
-        points = _records(con, """
-            select kind, scheme, category, annotator_variation_pp, authorial_variation_pp, verdict
-            from mart_variation where verdict is not null order by kind, scheme, category""")
-        merges = _records(con, """
-            select * from mart_merge_effects
-            order by kind, published_category, part_share_pct desc, part_category""")
+        highlight = records(con, query("report_variation_highlight"),
+                            {"deprels": list(HIGHLIGHT_DEPRELS), "feature": HIGHLIGHT_FEATURE})
+        points = records(con, query("report_variation_points"))
+        merges = records(con, query("report_merge_effects"))
     finally:
         con.close()
     return {"highlight": highlight, "points": points, "merges": merges, "note": None}
@@ -182,8 +175,6 @@ def audit_table(leakage: dict[str, Any]) -> list[dict[str, Any]]:
     """One row per configuration (report order) with the test scores of the three classifiers
     and the majority baseline: {"config", "markup_author", "markup_project", "text_author",
     "majority_author", "majority_project", "rows"}; scores are {"accuracy", "macro_f1"}."""
-    from .audit import CONFIGS
-
     out = []
     for cfg in CONFIGS:
         r = leakage.get("configs", {}).get(cfg)
@@ -234,6 +225,27 @@ def render_report(warehouse: Path, leakage: Path, out_dir: Path = DEFAULT_DIR) -
         leakage=doc, table=table, charts=charts,
         gap_rows=sorted(((k, g) for k, g in (doc or {}).get("track_gap", {}).items()), key=lambda kg: int(kg[0])), highlight_deprels=HIGHLIGHT_DEPRELS,
         highlight_feature=HIGHLIGHT_FEATURE)
-    path = out_dir / REPORT_NAME
-    path.write_text(text, encoding="utf-8")
-    return path
+    return write_text_atomic(out_dir / REPORT_NAME, text)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """``sphragis report`` (also ``sphragis audit --report``): render the report from the warehouse
+    and ``<args.out or SPHRAGIS_OUT>/metadata/leakage_report.json`` into ``args.report_dir``."""
+    settings = config.settings()
+    out = Path(args.out) if args.out else settings.out
+    md = render_report(warehouse=settings.warehouse, leakage=out / config.LEAKAGE_REPORT,
+                       out_dir=Path(args.report_dir))
+    print(f"report: wrote {md}", file=sys.stderr)
+    return 0
+
+
+def register(subparsers) -> None:
+    """Add ``sphragis report`` to the CLI (loaded by :mod:`sphragis.cli`)."""
+    r = subparsers.add_parser(
+        "report", help="render the variation and leakage report (Markdown + charts) under reports/",
+        description="Render the SPEC §11 report: variation tables (mart_variation, mart_merge_effects) from "
+        "the warehouse and the leakage audit (metadata/leakage_report.json of the export), with one "
+        "chart per table, into --report-dir (default reports/, git-ignored).")
+    r.add_argument("--out", help="export directory holding metadata/leakage_report.json (default: SPHRAGIS_OUT)")
+    r.add_argument("--report-dir", default=str(DEFAULT_DIR), help=f"report directory (default {DEFAULT_DIR})")
+    r.set_defaults(func=cmd_report)

@@ -28,6 +28,14 @@ chunks as (select * from {{ ref('mart_chunks') }}),
 
 eligible as (select * from {{ ref('int_eligible_sentences') }}),
 
+atomic_configs as (
+    select
+        config,
+        track
+    from {{ ref('benchmark_configs') }}
+    where chunk_target_size::integer = 1
+),
+
 units as (
     select
         row_id,
@@ -54,7 +62,7 @@ author_held_out as (
 
 atomic_rows as (
     select
-        {{ config_name('r.track', '1') }} as config,
+        k.config,
         r.track,
         r.split,
         row_number() over (
@@ -67,6 +75,7 @@ atomic_rows as (
         u.genre,
         r.held_out_source
     from split_rows as r
+    inner join atomic_configs as k on r.track = k.track
     inner join units as u on r.row_id = u.row_id
 ),
 

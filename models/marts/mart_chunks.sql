@@ -15,8 +15,12 @@ with
 
 split_rows as (select * from {{ ref('mart_split_rows') }}),
 
+configs as (select * from {{ ref('benchmark_configs') }}),
+
 sizes as (
-    select unnest([5, 10, 50]) as chunk_target_size
+    -- the chunked configurations' sizes (seed benchmark_configs; _1 rows are mart_split_rows)
+    select distinct chunk_target_size::integer as chunk_target_size from configs
+    where chunk_target_size::integer > 1
 ),
 
 positioned as (
@@ -109,9 +113,9 @@ chunks as (
 final as (
     select
         c.track,
-        {{ config_name('c.track', 'c.chunk_target_size') }} as config,
+        k.config,
         c.split,
-        {{ config_name('c.track', 'c.chunk_target_size') }} || '-' || c.split || '-'
+        k.config || '-' || c.split || '-'
         || {{ author_slug('c.author') }} || '-' || lpad(c.chunk_seq::varchar, 4, '0') as chunk_id,
         c.chunk_seq,
         c.author,
@@ -123,6 +127,7 @@ final as (
         len(w.chunk_works) > 1 as chunk_is_mixed_work,
         c.has_tail_rows
     from chunks as c
+    inner join configs as k on c.track = k.track and c.chunk_target_size = k.chunk_target_size::integer
     inner join chunk_work_lists as w
         on
             c.chunk_target_size = w.chunk_target_size

@@ -1,25 +1,22 @@
 -- Authors and rows per configuration and split (SPEC §8; the build summary and seed 000
 -- "Configurations"): rows are the configuration's published rows (chunks for _5/_10/_50),
--- source_rows the atomic sentences they hold. All 8 × 3 cells are present (zero when empty).
--- Grain: one row per (config, split).
+-- source_rows the atomic sentences they hold. Every (configuration, split) cell of the seeds
+-- benchmark_configs × benchmark_splits is present (zero when empty). Grain: one row per (config, split).
 with
 
 benchmark_rows as (select * from {{ ref('mart_benchmark_rows') }}),
 
-tracks as (select unnest(['main', 'source_held_out']) as track),
+configs as (select * from {{ ref('benchmark_configs') }}),
 
-sizes as (select unnest([1, 5, 10, 50]) as chunk_target_size),
-
-splits as (select unnest(['train', 'validation', 'test']) as split),
+splits as (select * from {{ ref('benchmark_splits') }}),
 
 grid as (
     select
-        t.track,
-        {{ config_name('t.track', 'k.chunk_target_size') }} as config,
-        k.chunk_target_size,
+        c.track,
+        c.config,
+        c.chunk_target_size::integer as chunk_target_size,
         s.split
-    from tracks as t
-    cross join sizes as k
+    from configs as c
     cross join splits as s
 ),
 

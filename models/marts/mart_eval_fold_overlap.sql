@@ -10,11 +10,20 @@
 -- writes the ano teleia as ':' where AGDT and UD Perseus write '·'. `forms_identical` says
 -- whether the full sequences, punctuation included, are equal too (the seed's strict test; the
 -- UD Perseus → AGDT resolution in mart_ud_perseus_agdt_overlap uses only those pairs).
+-- The evaluation folds are the rows of the seed evaluation_folds; the training side is every
+-- project whose native syntax is AGDT-style (seed source_priority, syntax_scheme 'AGDT').
 with
 
 sentences as (select * from {{ ref('int_sentences') }}),
 
 tokens as (select * from {{ ref('int_tokens') }}),
+
+evaluation_folds as (select * from {{ ref('evaluation_folds') }}),
+
+training_projects as (
+    select project from {{ ref('source_priority') }}
+    where syntax_scheme = 'AGDT'
+),
 
 scoped_sentences as (
     select
@@ -23,11 +32,17 @@ scoped_sentences as (
         path,
         upstream_sentence_id,
         case
-            when project in ('ud_perseus', 'ud_proiel')
+            when project in (select evaluation_folds.fold_project from evaluation_folds)
                 then regexp_extract(path, '-ud-(dev|test|train)\.conllu$', 1)
         end as fold
     from sentences
-    where project in ('agdt', 'gorman', 'pedalion', 'harrington', 'ud_perseus', 'ud_proiel')
+    where
+        project in (select training_projects.project from training_projects)
+        or project in (select evaluation_folds.fold_project from evaluation_folds)
+),
+
+fold_keys as (
+    select fold_project || '-' || fold as fold_key from evaluation_folds
 ),
 
 word_forms as (
@@ -40,7 +55,10 @@ word_forms as (
     where
         tokens.is_word
         and not tokens.is_artificial
-        and (scoped_sentences.fold in ('dev', 'test') or scoped_sentences.fold is null)
+        and (
+            scoped_sentences.project || '-' || scoped_sentences.fold in (select fold_keys.fold_key from fold_keys)
+            or scoped_sentences.fold is null
+        )
 ),
 
 form_sequences as (
@@ -69,7 +87,7 @@ fold_sentences as (
         sequences.words
     from scoped_sentences
     inner join sequences on scoped_sentences.sentence_uid = sequences.sentence_uid
-    where scoped_sentences.fold in ('dev', 'test')
+    where scoped_sentences.project || '-' || scoped_sentences.fold in (select fold_keys.fold_key from fold_keys)
 ),
 
 training_sentences as (
@@ -82,7 +100,7 @@ training_sentences as (
         sequences.words
     from scoped_sentences
     inner join sequences on scoped_sentences.sentence_uid = sequences.sentence_uid
-    where scoped_sentences.project in ('agdt', 'gorman', 'pedalion', 'harrington')
+    where scoped_sentences.project in (select training_projects.project from training_projects)
 ),
 
 matched as (

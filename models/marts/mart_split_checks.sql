@@ -21,6 +21,16 @@ choices as (select * from {{ ref('mart_held_out_choices') }}),
 
 eligible as (select * from {{ ref('int_eligible_sentences') }}),
 
+benchmark_splits as (select * from {{ ref('benchmark_splits') }}),
+
+chunked_configs as (
+    select
+        config,
+        track
+    from {{ ref('benchmark_configs') }}
+    where chunk_target_size::integer > 1
+),
+
 author_splits as (
     select
         track,
@@ -33,7 +43,7 @@ author_splits as (
 author_missing_split as (
     select count(*) as failing_rows
     from author_splits
-    where n_splits <> 3
+    where n_splits <> (select count(*) from benchmark_splits)
 ),
 
 eval_shares_dedup_key_with_train as (
@@ -77,18 +87,14 @@ chunk_members as (
     cross join unnest(c.constituent_ids) as m (row_id)
 ),
 
-chunk_sizes as (
-    select unnest([5, 10, 50]) as size
-),
-
 expected_members as (
     select
         r.track,
-        {{ config_name('r.track', 'k.size') }} as config,
+        k.config,
         r.split,
         r.row_id
     from split_rows as r
-    cross join chunk_sizes as k
+    inner join chunked_configs as k on r.track = k.track
 ),
 
 unmatched_members as (

@@ -34,8 +34,6 @@ prints before exiting with status 1.
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import re
 import sys
 import time
@@ -46,6 +44,7 @@ from typing import Any
 import duckdb
 
 from .. import config
+from ..files import write_json, write_text_atomic
 
 DEFAULT_MANIFEST = Path("reports") / "overlap_manifest.json"
 
@@ -66,13 +65,6 @@ def open_warehouse() -> duckdb.DuckDBPyConnection:
         return duckdb.connect(str(path), read_only=True)
     except duckdb.Error as exc:
         raise RuntimeError(f"cannot open the warehouse {path} read-only: {exc}") from exc
-
-
-def _write_json(path: str | os.PathLike, doc: Any) -> Path:
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(json.dumps(doc, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    return p
 
 
 def _rename_lemma(metrics: dict[str, Any]) -> dict[str, Any]:
@@ -243,7 +235,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
         doc = score_json(result, gold=gold.label, pred=pred.label, by=args.by)
         if any(i.annotation is not None for _, i in pairs):
             doc["skipped"] = _skipped_json(pairs)
-        _write_json(args.json, doc)
+        write_json(args.json, doc)
         print(f"scores written to {args.json}", file=sys.stderr)
     return 0
 
@@ -289,7 +281,7 @@ def _cmd_drift(args: argparse.Namespace) -> int:
         doc = {"a": a.label, "b": b.label, **result.to_dict()}  # starts with "definitions"
         if any(i.annotation is not None for _, i in pairs):
             doc["skipped"] = _skipped_json(pairs)
-        _write_json(args.json, doc)
+        write_json(args.json, doc)
         print(f"decomposition written to {args.json}", file=sys.stderr)
     return 0
 
@@ -302,11 +294,7 @@ def _cmd_render(args: argparse.Namespace) -> int:
     with open_warehouse() as con:
         ann = annotations.render(con, an)
     if args.out:
-        p = Path(args.out)
-        p.parent.mkdir(parents=True, exist_ok=True)
-        tmp = p.with_name(f".{p.name}.tmp-{os.getpid()}")
-        tmp.write_text(ann.text, encoding="utf-8")
-        tmp.replace(p)
+        write_text_atomic(args.out, ann.text)
     else:
         sys.stdout.write(ann.text)
     info = [f"{args.name}: {len(ann.sentences)} sentences, {ann.words} words, {len(ann.skipped)} skipped "

@@ -20,24 +20,25 @@ every list is sorted, there are no timestamps, and the JSON is written with a fi
 
 from __future__ import annotations
 
-import json
 import os
-from pathlib import Path
 from typing import Any
 
 import duckdb
 
-__all__ = ["FOLDS", "MARTS", "format_summary", "manifest", "summary", "write_manifest"]
+from ..config import projects, read_seed
+from ..files import write_json
+from ..queries import query, records
 
-#: The evaluation folds of seed 001, in report order: (fold name, fold project, split).
-FOLDS: tuple[tuple[str, str, str], ...] = (
-    ("ud_perseus-dev", "ud_perseus", "dev"),
-    ("ud_perseus-test", "ud_perseus", "test"),
-    ("ud_proiel-dev", "ud_proiel", "dev"),
-    ("ud_proiel-test", "ud_proiel", "test"),
-)
-#: Training-side projects of mart_eval_fold_overlap, in report order.
-PROJECTS: tuple[str, ...] = ("agdt", "gorman", "pedalion", "harrington")
+__all__ = ["FOLDS", "MARTS", "PROJECTS", "format_summary", "manifest", "summary", "write_manifest"]
+
+#: The evaluation folds of seed 001, in report order: (fold name, fold project, split), from the
+#: seed ``sql/seeds/evaluation_folds.csv`` (which mart_eval_fold_overlap reads too).
+FOLDS: tuple[tuple[str, str, str], ...] = tuple(
+    (f"{r['fold_project']}-{r['fold']}", r["fold_project"], r["fold"])
+    for r in read_seed("evaluation_folds", ("fold_project", "fold")))
+#: Training-side projects of mart_eval_fold_overlap in source-priority order: the projects with
+#: AGDT-style native syntax (seed ``source_priority.csv``, ``syntax_scheme`` AGDT).
+PROJECTS: tuple[str, ...] = tuple(p["project"] for p in projects() if p["syntax_scheme"] == "AGDT")
 #: Warehouse tables this module reads.
 MARTS: tuple[str, ...] = ("mart_ud_perseus_agdt_overlap", "mart_eval_fold_overlap")
 
@@ -64,12 +65,6 @@ def _check_marts(con: duckdb.DuckDBPyConnection) -> None:
         raise RuntimeError(f"the warehouse has no {', '.join(missing)}; rebuild it with `sphragis build`")
 
 
-def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> list[dict[str, Any]]:
-    cur = con.execute(sql, params or [])
-    cols = [d[0] for d in cur.description]
-    return [dict(zip(cols, r)) for r in cur.fetchall()]
-
-
 def summary(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
     """Resolution and overlap counts (the figures ``sphragis eval overlap`` prints).
 
@@ -88,25 +83,11 @@ def summary(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
     """
     _check_marts(con)
     res: dict[str, Any] = {}
-    for r in _rows(con, """
-        select coalesce(fold, 'total') as fold, count(*) as sentences,
-               count(*) filter (where resolved) as resolved,
-               count(*) filter (where resolution = 'unique form match') as "unique",
-               count(*) filter (where resolution = 'form match disambiguated by sent_id') as by_sent_id,
-               count(*) filter (where not resolved) as unresolved,
-               count(*) filter (where hint_agrees) as sent_id_agrees
-        from mart_ud_perseus_agdt_overlap group by rollup (fold) order by fold is null, fold"""):
+    for r in records(con, query("overlap_resolution_counts")):
         res[r.pop("fold")] = r
-    files = con.execute("select agdt_path, count(*) from mart_ud_perseus_agdt_overlap where resolved "
-                        "group by agdt_path order by agdt_path").fetchall()
-    res["agdt_files"] = {p: n for p, n in files}
+    res["agdt_files"] = dict(con.execute(query("overlap_resolved_files")).fetchall())
 
-    cells = {(r["project"], r["fold_name"]): r for r in _rows(con, """
-        select project, coalesce(fold_project || '-' || fold, 'any_fold') as fold_name,
-               count(distinct sentence_uid) as "all",
-               count(distinct sentence_uid) filter (where forms_identical) as forms_identical
-        from mart_eval_fold_overlap
-        group by grouping sets ((project, fold_project, fold), (project))""")}
+    cells = {(r["project"], r["fold_name"]): r for r in records(con, query("overlap_training_cells"))}
     overlap = {}
     for p in PROJECTS:
         overlap[p] = {}
@@ -130,41 +111,17 @@ def manifest(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
         RuntimeError: the marts are not in the warehouse.
     """
     _check_marts(con)
-    sources = _rows(con, """
-        select distinct project, snapshot, commit from raw_files
-        where project in ('agdt', 'gorman', 'pedalion', 'harrington', 'ud_perseus', 'ud_proiel')
-        order by project, snapshot""")
-    records = _rows(con, """
-        with sources as (
-            select distinct fold, agdt_sentence_uid from mart_ud_perseus_agdt_overlap where resolved
-        )
-        select o.fold_project || '-' || o.fold as fold_name, o.project, o.path, o.upstream_sentence_id,
-               o.sentence_uid,
-               case when bool_or(o.forms_identical) then 'forms' else 'forms_without_punctuation' end
-                   as match_rule,
-               case when bool_or(s.agdt_sentence_uid is not null) then 'source' else 'identical_text' end
-                   as role,
-               list(distinct o.fold_sent_id order by o.fold_sent_id) as fold_sent_ids
-        from mart_eval_fold_overlap as o
-        left join sources as s
-            on o.fold_project = 'ud_perseus' and o.project = 'agdt'
-            and s.fold = o.fold and s.agdt_sentence_uid = o.sentence_uid
-        group by all
-        order by fold_name, o.project, o.path, o.sentence_uid""")
-    sizes = dict(con.execute("""
-        select project || '-' || regexp_extract(path, '-ud-(dev|test|train)\\.conllu$', 1), count(*)
-        from int_sentences where project in ('ud_perseus', 'ud_proiel') group by all""").fetchall())
+    sources = records(con, query("overlap_sources"))
+    excluded = records(con, query("overlap_records"))
+    sizes = dict(con.execute(query("overlap_fold_sizes")).fetchall())
     folds: dict[str, Any] = {}
     for name, fold_project, split in FOLDS:
-        recs = [{k: v for k, v in r.items() if k != "fold_name"} for r in records if r["fold_name"] == name]
+        recs = [{k: v for k, v in r.items() if k != "fold_name"} for r in excluded if r["fold_name"] == name]
         counts = {p: sum(1 for r in recs if r["project"] == p) for p in PROJECTS}
         folds[name] = {"fold_project": fold_project, "fold": split, "sentences": sizes.get(name, 0),
                        "exclude_counts": counts, "exclude": recs}
-    any_fold = {p: len({r["sentence_uid"] for r in records if r["project"] == p}) for p in PROJECTS}
-    unresolved = _rows(con, """
-        select fold, ud_sentence_uid as sentence_uid, ud_sent_id as sent_id, reason,
-               candidate_sentence_uids
-        from mart_ud_perseus_agdt_overlap where not resolved order by fold, ud_sentence_uid""")
+    any_fold = {p: len({r["sentence_uid"] for r in excluded if r["project"] == p}) for p in PROJECTS}
+    unresolved = records(con, query("overlap_unresolved"))
     return {
         "description": "Training-exclusion manifest of the UD Perseus and UD PROIEL evaluation folds "
                        "(Sphragis warehouse, SPEC §12, seed 001 'Leakage controls')",
@@ -192,11 +149,7 @@ def write_manifest(con: duckdb.DuckDBPyConnection, path: str | os.PathLike) -> d
         OSError: the file cannot be written.
     """
     doc = manifest(con)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(json.dumps(doc, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    write_json(path, doc)
     return doc
 
 

@@ -16,7 +16,7 @@ create or replace table raw_files (
     n_sentences_expected integer not null, -- sentence elements / blocks found by a plain scan of the file
     n_sentences_ingested integer not null,
     n_tokens_ingested integer not null,
-    root_attrs map(varchar, varchar),     -- XML: attributes of the root element, verbatim
+    root_attrs map (varchar, varchar),    -- XML: attributes of the root element, verbatim
     preamble varchar[]                    -- XML: serialized non-sentence children of the root (header, annotators)
 );
 
@@ -28,7 +28,7 @@ create or replace table raw_sentences (
     upstream_sentence_id varchar,         -- XML @id, CoNLL-U `# sent_id`
     document_id varchar,                  -- XML @document_id, CoNLL-U last `# newdoc id`
     subdoc varchar,                       -- XML @subdoc (passage), NULL for CoNLL-U
-    attrs map(varchar, varchar),          -- XML: every sentence attribute verbatim, in document order
+    attrs map (varchar, varchar),         -- XML: every sentence attribute verbatim, in document order
     comments varchar[],                   -- CoNLL-U: comment lines verbatim (with the leading '#')
     extra_xml varchar[],                  -- XML: serialized non-word children of the sentence, if any
     n_tokens integer not null
@@ -48,7 +48,7 @@ create or replace table raw_tokens (
     deprel varchar,                       -- XML @relation or CoNLL-U DEPREL
     deps varchar,                         -- CoNLL-U only
     misc varchar,                         -- CoNLL-U only
-    attrs map(varchar, varchar)           -- XML: every word attribute verbatim (artificial, cite, ref, sem, gloss...)
+    attrs map (varchar, varchar)          -- XML: every word attribute verbatim (artificial, cite, ref, sem, gloss...)
 );
 
 create or replace table ingest_rejects (

@@ -63,8 +63,3 @@ end
 {#- 'Homeric-Iliad' → 'homeric-iliad', 'Diodorus Siculus' → 'diodorus-siculus' (chunk ids). -#}
 trim(regexp_replace(lower(strip_accents({{ author }})), '[^a-z0-9]+', '-', 'g'), '-')
 {%- endmacro %}
-
-{%- macro config_name(track, size) -%}
-{#- Configuration name of a track and chunk size: sentence_<k> or source_held_out_<k>. -#}
-case {{ track }} when 'main' then 'sentence_' else 'source_held_out_' end || {{ size }}
-{%- endmacro %}

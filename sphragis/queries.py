@@ -1,0 +1,39 @@
+"""Named SQL queries: the ``.sql`` files of ``sql/queries/`` loaded by name.
+
+SQL that reads the warehouse (or an in-memory DuckDB) for a Python caller but is not a model
+lives here, one query per file, linted by ``make lint`` like the models. A query is plain DuckDB
+SQL; values are passed as prepared-statement parameters (``?`` or ``$name``), never formatted
+into the text.
+
+Example: ``con.execute(query("overlap_resolution_counts")).fetchall()``.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from .config import SQL_DIR
+
+QUERIES_DIR = SQL_DIR / "queries"
+
+
+@cache
+def query(name: str) -> str:
+    """The text of ``sql/queries/<name>.sql``.
+
+    Raises:
+        LookupError: no such query file (the message names the path and the known queries).
+    """
+    path = QUERIES_DIR / f"{name}.sql"
+    if not path.is_file():
+        known = ", ".join(sorted(p.stem for p in QUERIES_DIR.glob("*.sql")))
+        raise LookupError(f"no named query {path}; known: {known}")
+    return path.read_text(encoding="utf-8")
+
+
+def records(con, sql: str, params: list | dict | None = None) -> list[dict]:
+    """Rows of ``sql`` (run on the DuckDB connection ``con`` with ``params``) as dicts keyed by
+    column name, in result order."""
+    cur = con.execute(sql, params or [])
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, row)) for row in cur.fetchall()]

@@ -1,0 +1,125 @@
+"""One home for every rule (issue 15): the benchmark's shape, the list of projects and the
+evaluation folds are read from their seeds by both the SQL models and Python; the named queries
+of ``sql/queries/`` are the SQL the Python modules run; no two modules import each other.
+"""
+
+from __future__ import annotations
+
+import ast
+import graphlib
+import re
+from pathlib import Path
+
+import pytest
+
+from sphragis import audit, benchmark, config, report
+from sphragis.evaluation import overlap
+from sphragis.export import writer
+from sphragis.queries import QUERIES_DIR, query
+
+REPO = Path(__file__).resolve().parents[1]
+#: Import name of each source folder of the package (pyproject ``package-dir``).
+PACKAGES = {"sphragis": REPO / "sphragis", "sphragis.export": REPO / "export", "sphragis.ingest": REPO / "ingest"}
+
+
+def test_benchmark_shape_comes_from_the_seeds():
+    # seed 000 "Configurations": two tracks x chunk sizes 1, 5, 10, 50; splits train/validation/test
+    assert benchmark.CONFIGS == ("sentence_1", "sentence_5", "sentence_10", "sentence_50", "source_held_out_1",
+                                 "source_held_out_5", "source_held_out_10", "source_held_out_50")
+    assert benchmark.TRACKS == ("main", "source_held_out")
+    assert benchmark.CHUNK_SIZES == (1, 5, 10, 50)
+    assert benchmark.SPLITS == ("train", "validation", "test")
+    assert benchmark.EVAL_SPLITS == ("validation", "test")
+    assert benchmark.config_of("source_held_out", 10) == "source_held_out_10"
+    assert benchmark.BY_NAME["sentence_50"] == benchmark.Config("sentence_50", "main", 50)
+    # the exporter, the audit and the report use these very objects, not copies
+    assert writer.CONFIGS is benchmark.CONFIGS and writer.SPLITS is benchmark.SPLITS
+    assert audit.CONFIGS is benchmark.CONFIGS and report.CONFIGS is benchmark.CONFIGS
+
+
+def test_projects_come_from_the_priority_seed():
+    # SPEC §7 priority order
+    assert config.PROJECT_PRIORITY == ["ud_perseus", "ud_proiel", "ud_ptnk", "agdt", "gorman", "pedalion",
+                                       "harrington"]
+    seed = {p["project"]: p["treebank_source"] for p in config.projects()}
+    pins = {(s["project"], s["treebank_source"]) for s in config.snapshots()}
+    # every pinned snapshot names a seed project with the same display name, and every project is pinned
+    assert pins == set(seed.items())
+    assert overlap.PROJECTS == ("agdt", "gorman", "pedalion", "harrington")
+    assert [f[0] for f in overlap.FOLDS] == ["ud_perseus-dev", "ud_perseus-test", "ud_proiel-dev", "ud_proiel-test"]
+
+
+def test_a_bad_seed_names_its_file_and_line(tmp_path):
+    (tmp_path / "benchmark_configs.csv").write_text(
+        "config,track,chunk_target_size\nsentence_1,main,1\nsentence_5,main,five\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"benchmark_configs\.csv:3: chunk_target_size must be a positive integer"):
+        benchmark.configs(tmp_path)
+    (tmp_path / "benchmark_configs.csv").write_text("config,track\nsentence_1,main\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"benchmark_configs\.csv:1: expected the header"):
+        benchmark.configs(tmp_path)
+    (tmp_path / "benchmark_configs.csv").write_text(
+        "config,track,chunk_target_size\nsentence_1,main\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"benchmark_configs\.csv:2: expected 3 fields, found 2"):
+        benchmark.configs(tmp_path)
+
+
+def _python_files() -> dict[str, Path]:
+    mods = {}
+    for pkg, folder in PACKAGES.items():
+        for path in folder.rglob("*.py"):
+            parts = [p for p in path.relative_to(folder).with_suffix("").parts if p != "__init__"]
+            mods[".".join([pkg, *parts])] = path
+    return mods
+
+
+def test_every_named_query_is_used_and_exists():
+    source = "\n".join(p.read_text(encoding="utf-8") for p in _python_files().values())
+    used = set(re.findall(r"""\bquery\(\s*["']([a-z0-9_]+)["']\s*\)""", source))
+    on_disk = {p.stem for p in QUERIES_DIR.glob("*.sql")}
+    assert used == on_disk
+    assert len(on_disk) == 21
+    with pytest.raises(LookupError, match="no named query .*nonexistent.sql"):
+        query("nonexistent")
+
+
+def test_no_import_cycles():
+    mods = _python_files()
+
+    def targets(mod: str, node: ast.AST) -> list[str]:
+        if isinstance(node, ast.Import):
+            return [a.name for a in node.names]
+        base = node.module or ""
+        if node.level:
+            parts = mod.split(".")
+            if mods[mod].name != "__init__.py":
+                parts = parts[:-1]
+            parts = parts[:len(parts) - (node.level - 1)]
+            base = ".".join(parts + ([node.module] if node.module else []))
+        return [f"{base}.{a.name}" if f"{base}.{a.name}" in mods else base for a in node.names]
+
+    graph = {}
+    for mod, path in mods.items():
+        deps = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):  # module level or inside functions
+                deps.update(t for t in targets(mod, node) if t in mods and t != mod)
+        graph[mod] = deps
+    assert "sphragis.report" in graph["sphragis.audit"]  # `audit --report` renders the report
+    try:
+        graphlib.TopologicalSorter(graph).prepare()
+    except graphlib.CycleError as exc:
+        pytest.fail(f"import cycle: {' -> '.join(exc.args[1])}")
+
+
+@pytest.mark.integration
+def test_the_build_uses_the_seeds(real_warehouse):
+    con = real_warehouse
+    # every (configuration, split) cell of the seeds, once
+    cells = con.execute("select config, split from mart_config_summary order by all").fetchall()
+    assert cells == sorted((c, s) for c in benchmark.CONFIGS for s in benchmark.SPLITS)
+    assert {c for (c,) in con.execute("select distinct config from mart_benchmark_rows").fetchall()} == set(
+        benchmark.CONFIGS)
+    assert {(k, t) for k, t in con.execute("select distinct chunk_target_size, track from mart_chunks").fetchall()} == {
+        (c.chunk_target_size, c.track) for c in benchmark.BY_NAME.values() if c.chunk_target_size > 1}
+    folds = con.execute("select distinct fold_project || '-' || fold from mart_eval_fold_overlap order by 1").fetchall()
+    assert [f for (f,) in folds] == sorted(f[0] for f in overlap.FOLDS)
