@@ -34,7 +34,7 @@ import yaml
 from sphragis import config
 from sphragis.authorship import RETAINED_PSEUDONYMOUS_AUTHORS
 
-from .writer import CONFIGS, SPLITS
+from sphragis.benchmark import CONFIGS, SPLITS
 
 CARD_TEMPLATE = "dataset_card.md.j2"
 TEMPLATES = config.PACKAGE_DIR / "templates"
