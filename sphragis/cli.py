@@ -33,12 +33,14 @@ def _cmd_fetch(args: argparse.Namespace) -> int:
 
 
 def _cmd_build(args: argparse.Namespace) -> int:
-    from . import build
+    from . import build, identity
 
     t0 = time.perf_counter()
     summary = build.build(reingest=not args.models_only, workers=args.workers, select=args.select or None)
     summary.timings["total"] = time.perf_counter() - t0
     build.print_summary(summary)
+    if not args.select:
+        identity.print_text_identity(config.settings().warehouse)
     return 0
 
 

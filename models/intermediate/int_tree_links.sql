@@ -18,6 +18,18 @@ morphology as (
     from {{ ref('int_token_morphology') }}
 ),
 
+split_words as (
+    select * from {{ ref('int_split_words') }}
+),
+
+token_forms as (
+    select
+        sentence_uid,
+        token_pos,
+        has_letter
+    from {{ ref('int_token_forms') }}
+),
+
 classified as materialized (
     -- what removes a token; ids and heads are matched as integers (a non-integer head is unusable:
     -- `empty_head` when blank or `""`, else `head_out_of_range`; a non-integer id is never a head)
@@ -36,10 +48,17 @@ classified as materialized (
             when m.is_punct then 'punct'
             when nullif(trim(t.form), '') is null then 'placeholder'
             when t.form = 'DEL' and t.postag is null and t.relation is null then 'placeholder'
+            -- SPEC §5.1: a piece absorbed into its split word, a token left without a letter
+            when not sw.is_survivor then 'split_piece'
+            when not tf.has_letter then 'no_letter'
         end as removed_kind,
+        case when not sw.is_survivor then sw.survivor_pos end as merged_into,
+        case when sw.is_survivor then 'split_word:' || sw.piece_src_ids end as merge_repair,
         coalesce(nullif(trim(t.head_src, ' "'), '') is null, true) as is_blank_head
     from tokens as t
     inner join morphology as m on t.sentence_uid = m.sentence_uid and t.token_pos = m.token_pos
+    inner join token_forms as tf on t.sentence_uid = tf.sentence_uid and t.token_pos = tf.token_pos
+    left join split_words as sw on t.sentence_uid = sw.sentence_uid and t.token_pos = sw.token_pos
 ),
 
 id_index as materialized (
@@ -59,11 +78,13 @@ linked as materialized (
         c.*,
         coalesce(x.target_pos <> c.token_pos, false) as is_duplicate_id,
         case
+            -- an absorbed split-word piece hangs from its word, so its dependents re-attach there
+            when c.merged_into is not null then c.merged_into
             when c.head_num = 0 then 0
             when h.target_pos <> c.token_pos then h.target_pos
         end as src_parent,
         case
-            when c.head_num = 0 then null
+            when c.merged_into is not null or c.head_num = 0 then null
             when c.is_blank_head then 'empty_head'
             when h.target_pos is null then 'head_out_of_range'
             when h.target_pos = c.token_pos then 'self_loop'
@@ -159,6 +180,7 @@ final as (
         head_src,
         relation,
         removed_kind,
+        merge_repair,
         is_duplicate_id,
         head_repair,
         is_cycle_break,

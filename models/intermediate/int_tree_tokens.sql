@@ -101,6 +101,9 @@ attached as materialized (
             case when list_contains(s.skipped, 'elliptic') then 'reattached_from_elliptic' end,
             case when list_contains(s.skipped, 'punct') then 'reattached_from_punct' end,
             case when list_contains(s.skipped, 'placeholder') then 'reattached_from_placeholder' end,
+            s.merge_repair,
+            case when list_contains(s.skipped, 'split_piece') then 'reattached_from_split_piece' end,
+            case when list_contains(s.skipped, 'no_letter') then 'reattached_from_no_letter' end,
             s.chain_repair,
             case when s.token_pos <> r.root_pos and s.top_class in (1, 2) then 'extra_root' end,
             case when s.token_pos = r.root_pos and r.root_class = 3 then 'no_root' end
