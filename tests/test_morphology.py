@@ -152,6 +152,8 @@ LEMMAS = {
     86: ("ἄνθρωπος?", "ἄνθρωπος"),       # annotator noise
     87: ("(καὶ)", "καί"),
     88: ("~", None),
+    89: ("πρό-καθίζω", "προκαθίζω"),     # seed compound_lemmas: UD PROIEL's lemma on aligned tokens
+    90: ("πρὸ-καθίζω", "προκαθίζω"),
 }
 
 

@@ -127,7 +127,7 @@ ranked as (
             partition by p.word_id
             order by
                 hi.token_pos is not null,
-                p.is_clitic,
+                p.is_clitic asc,
                 length(p.form) desc,
                 p.token_pos
         ) = 1 as is_survivor

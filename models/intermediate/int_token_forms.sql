@@ -137,8 +137,8 @@ cleaned as (
 lowered as (
     select
         *,
-        grave_to_acute(nfc_normalize(lower_grc(form_clean))) as form
-    from cleaned
+        grave_to_acute(form_lower) as form
+    from (select *, nfc_normalize(lower_grc(form_clean)) as form_lower from cleaned)
 ),
 
 final as (
@@ -157,8 +157,8 @@ final as (
         l.form_elided <> l.form_nfc0 or l.form_initial <> l.form_greek as elision_unified,
         l.form_clean <> nfc_normalize(l.form_elided) as stray_characters_removed,
         l.form_nfc0 <> l.form_initial as nfc_changed,
-        nfc_normalize(lower_grc(l.form_clean)) <> l.form_clean as lowercased,
-        l.form <> nfc_normalize(lower_grc(l.form_clean)) as grave_to_acute
+        l.form_lower <> l.form_clean as lowercased,
+        l.form <> l.form_lower as grave_to_acute
     from surfaces as s
     inner join lowered as l on s.surface = l.surface
 )

@@ -385,7 +385,7 @@ lemma_steps as (
     cross join lookalike_pairs as p
 ),
 
-lemmas as (
+lemmas_clean as (
     select
         source_lemma,
         case
@@ -412,6 +412,20 @@ lemmas as (
             ) as lemma_clean
         from lemma_steps
     )
+),
+
+compound_lemmas as (select * from {{ ref('compound_lemmas') }}),
+
+lemmas as (
+    -- a compound lemma that aligned tokens of another project give one dictionary lemma for is
+    -- mapped to it (seed compound_lemmas, derived by sql/analyses/compound_lemma_candidates.sql)
+    select
+        h.source_lemma,
+        coalesce(c.dictionary_lemma, h.lemma) as lemma,
+        case when c.compound is not null then list_append(h.lemma_rules, 'compound_mapped') else h.lemma_rules end
+            as lemma_rules
+    from lemmas_clean as h
+    left join compound_lemmas as c on h.lemma = c.compound
 ),
 
 analysed as (

@@ -31,7 +31,7 @@ flat as (
         map_from_entries(
             list_transform(
                 string_split(coalesce(t.feats, ''), '|'),
-                lambda f: struct_pack(k := split_part(f, '=', 1), v := split_part(f, '=', 2))  -- noqa: RF02
+                lambda f: struct_pack(k := split_part(f, '=', 1), v := split_part(f, '=', 2))  -- noqa: RF02, RF03
             )
         ) as feats_map
     from tokens

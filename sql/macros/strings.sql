@@ -12,7 +12,12 @@ select list(mark order by length(mark) desc, mark) as marks from {{ ref('editori
 {%- endmacro %}
 
 {%- macro remove_editorial_marks(expr, marks) -%}
-list_reduce({{ marks }}, lambda acc, m: replace(acc, m, ''), {{ expr }})
+{#- only strings with a non-letter, non-mark character can hold a mark: the others skip the list -#}
+case
+    when regexp_matches({{ expr }}, '[^\p{L}\p{M}]')
+        then list_reduce({{ marks }}, lambda acc, m: replace(acc, m, ''), {{ expr }})  -- noqa: RF02
+    else {{ expr }}
+end
 {%- endmacro %}
 
 {%- macro has_greek_letter(expr) -%}
