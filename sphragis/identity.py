@@ -50,9 +50,10 @@ def print_text_identity(warehouse: Path, out: Console | None = None) -> None:
         rows = text_identity(con)
     finally:
         con.close()
-    t = Table(title="cross-project text identity (SPEC §5.1): identical published text / pairs")
-    for col in ("project pair", "retained pairs", "identical", "%", "all pairs", "identical", "%"):
-        t.add_column(col, justify="left" if col == "project pair" else "right")
+    t = Table(title="cross-project text identity (SPEC §5.1): pairs (retained / all) with the same text")
+    t.add_column("project pair", no_wrap=True)
+    for col in ("retained", "same", "%", "all", "same", "%"):  # pairs, identical text, share
+        t.add_column(col, justify="right", no_wrap=True)
     for pair, rn, ra, an, aa in rows:
         t.add_row(pair, f"{rn:,}", f"{ra:,}", f"{100 * ra / rn:.1f}" if rn else "-",
                   f"{an:,}", f"{aa:,}", f"{100 * aa / an:.1f}" if an else "-")
