@@ -1,7 +1,8 @@
 -- Which dictionary lemma do other projects give to an AGDT-lineage compound lemma (`κατά-ἕζομαι`)?
 -- On aligned tokens of cross-project pairs (SPEC §5.1), every compound lemma of one side facing a
--- lemma without a hyphen on the other. The seed sql/seeds/compound_lemmas.csv holds the rows of
--- this query with exactly one dictionary lemma (derived from the build before it existed).
+-- lemma on the other (`is_candidate`: the other lemma has no hyphen, i.e. a dictionary lemma). The
+-- seed sql/seeds/compound_lemmas.csv holds the candidates with exactly one dictionary lemma, derived
+-- from the build before the seed existed; once mapped they no longer appear as candidates.
 with
 
 sides as (
@@ -23,6 +24,7 @@ sides as (
 select
     compound,
     dictionary_lemma,
+    not contains(dictionary_lemma, '-') as is_candidate,
     count(*) as aligned_tokens,
     list(distinct compound_project order by compound_project) as compound_projects,
     list(distinct other_project order by other_project) as other_projects
@@ -30,6 +32,5 @@ from sides
 where
     regexp_full_match(compound, '[^-]+-[^-]+')
     and dictionary_lemma is not null
-    and not contains(dictionary_lemma, '-')
 group by compound, dictionary_lemma
-order by compound, aligned_tokens desc
+order by is_candidate desc, compound, aligned_tokens desc
