@@ -9,8 +9,6 @@ tokens as (select * from {{ ref('int_tokens') }}),
 
 published as (select * from {{ ref('int_published_tokens') }}),
 
-token_forms as (select * from {{ ref('int_token_forms') }}),
-
 links as (select * from {{ ref('int_tree_links') }}),
 
 morphology as (select * from {{ ref('int_token_morphology') }}),
@@ -95,8 +93,8 @@ final as (
         r.punctuation_tokens_removed,
         r.split_pieces_absorbed,
         r.no_letter_tokens_removed,
-        p.* exclude (project),
-        l.* exclude (project),
+        p.* exclude (project),  -- noqa: RF02
+        l.* exclude (project),  -- noqa: RF02
         d.sentences_without_tokens
     from word_tokens as w
     inner join published_counts as p on w.project = p.project
