@@ -69,6 +69,7 @@ lemma_counts as (
         count(*) filter (where list_contains(m.lemma_rules, 'other_characters')) as lemmas_other_characters_removed,
         count(*) filter (where list_contains(m.lemma_rules, 'grave_to_acute')) as lemmas_grave_to_acute,
         count(*) filter (where list_contains(m.lemma_rules, 'nulled')) as lemmas_nulled,
+        count(*) filter (where list_contains(m.lemma_rules, 'compound_mapped')) as lemmas_compound_mapped,
         count(*) filter (where m.lemma is null) as lemmas_null
     from published as p
     inner join morphology as m on p.sentence_uid = m.sentence_uid and p.token_pos = m.token_pos
