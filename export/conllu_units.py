@@ -66,12 +66,55 @@ def _lower(s: str) -> str:
     return unicodedata.normalize("NFC", lower_grc(s))
 
 
+APOSTROPHE = "\u2019"  # the one published elision/prodelision mark (SPEC §5, §5.1)
+
+
+def string_problem(value: str, *, lemma: bool = False) -> str | None:
+    """What breaks the SPEC §5.1 invariant in one published form or lemma, or None.
+
+    A form consists of Greek letters, combining marks and U+2019 only, starts with no combining
+    mark and carries no grave accent (U+0300: one accent convention). A lemma likewise, except one
+    hyphen between two Greek parts (the compound notation ``κατά-ἕζομαι``).
+
+    Args:
+        value: the published string (NFC).
+        lemma: apply the lemma rule (one inner hyphen allowed).
+
+    Returns:
+        A message naming the offending character (with its code point), or None.
+    """
+    parts = value.split("-") if lemma else [value]
+    if len(parts) > 2:
+        return f"{value!r} has more than one hyphen"
+    for part in parts:
+        if not part:
+            return f"{value!r}: a hyphen that is not between two Greek parts"
+        if unicodedata.category(part[0]).startswith("M"):
+            return f"{value!r} starts with a combining mark U+{ord(part[0]):04X}"
+        has_letter = False
+        for ch in part:
+            cat = unicodedata.category(ch)
+            if ch == APOSTROPHE or cat.startswith("M"):
+                continue
+            if cat.startswith("L") and unicodedata.name(ch, "").startswith("GREEK"):
+                has_letter = True
+                continue
+            return (f"{value!r}: character {ch!r} (U+{ord(ch):04X}) is not a Greek letter, a combining "
+                    f"mark or U+2019")
+        if not has_letter:
+            return f"{value!r} has no Greek letter"
+    if "\u0300" in unicodedata.normalize("NFD", value):
+        return f"{value!r} carries a grave accent (published as acute)"
+    return None
+
+
 def check_invariants(unit: Unit, text: str) -> str | None:
     """The first SPEC §5 invariant that ``unit`` (with its ``text`` entry) breaks, or None.
 
     Checks: published UPOS/DEPREL inventories, FEATS types and canonical order, no punctuation
-    token, forms and lemmas lowercase (``grc_utils.lower_grc``) and NFC, and that the forms joined
-    by single spaces reconstruct ``text`` exactly.
+    token, forms and lemmas lowercase (``grc_utils.lower_grc``) and NFC, forms and lemmas made of
+    Greek letters, combining marks and U+2019 only (SPEC §5.1, :func:`string_problem`), and that
+    the forms joined by single spaces reconstruct ``text`` exactly.
     """
     forms = []
     for sentence in unit:
@@ -100,6 +143,9 @@ def check_invariants(unit: Unit, text: str) -> str | None:
                     return f"token {tid}: {col} {v!r} is not lowercase"
                 if v != v.strip() or "  " in v or any(ch.isspace() and ch != " " for ch in v):
                     return f"token {tid}: {col} {v!r} has surrounding, repeated or non-space whitespace"
+                problem = string_problem(v, lemma=col == "lemma")
+                if problem:
+                    return f"token {tid}: {col} {problem} (SPEC §5.1)"
             if all(unicodedata.category(ch).startswith("P") for ch in t["form"]):
                 return f"token {tid}: punctuation token {t['form']!r} was not removed"
             forms.append(t["form"])

@@ -51,7 +51,7 @@ def _cmd_fetch(args: argparse.Namespace) -> int:
 def _cmd_build(args: argparse.Namespace) -> int:
     import dataclasses
 
-    from . import build
+    from . import build, identity
 
     t0 = time.perf_counter()
     settings = config.settings()
@@ -61,6 +61,8 @@ def _cmd_build(args: argparse.Namespace) -> int:
                           select=args.select or None)
     summary.timings["total"] = time.perf_counter() - t0
     build.print_summary(summary)
+    if not args.select:
+        identity.print_text_identity(settings.warehouse)
     return 0
 
 

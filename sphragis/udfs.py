@@ -11,6 +11,11 @@ any model, so every model can use them:
   ``σ``). Seed 000 "Lowercase throughout". NULL stays NULL.
 * ``nfc(VARCHAR) -> VARCHAR``: Unicode NFC (SPEC §5); a temporary SQL macro over DuckDB's own
   ``nfc_normalize``, so it costs no Python call.
+* ``nfd(VARCHAR) -> VARCHAR``: Unicode NFD (Arrow's ``utf8_normalize``), so that SQL can see
+  accents, breathings and iota subscripts as separate combining marks (SPEC §5.1).
+* ``grave_to_acute(VARCHAR) -> VARCHAR``: every grave accent (U+0300, also inside precomposed
+  letters) written as acute, result NFC: ``greek_normalisation.utils.grave_to_acute`` (SPEC §5.1
+  "One accent convention"; grc_utils 0.2 has no such function). NULL stays NULL.
 
 ``lower_grc`` is an Arrow-vectorized Python UDF. ``grc_utils.lower_grc`` maps one character at a
 time (two character→character tables applied in turn), so it equals ``str.translate`` with the
@@ -25,8 +30,9 @@ import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 from grc_utils import lower_grc as _lower_grc
+from greek_normalisation.utils import grave_to_acute as _grave_to_acute
 
-__all__ = ["register", "lower_grc", "lower_grc_array"]
+__all__ = ["register", "lower_grc", "lower_grc_array", "grave_to_acute_array", "nfd_array"]
 
 
 class _LowerTable(dict):
@@ -68,6 +74,37 @@ def lower_grc_array(values: pa.Array | pa.ChunkedArray) -> pa.Array:
     return pc.take(lowered, encoded.indices)
 
 
+def _per_distinct(values: pa.Array | pa.ChunkedArray, fn) -> pa.Array:
+    """``fn`` (str -> str) applied once per distinct non-null string of an Arrow string array."""
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if len(values) == 0:
+        return pa.array([], type=pa.string())
+    encoded = pc.dictionary_encode(values)
+    mapped = pa.array([fn(s) for s in encoded.dictionary.to_pylist()], type=pa.string())
+    return pc.take(mapped, encoded.indices)
+
+
+def grave_to_acute_array(values: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """``greek_normalisation.utils.grave_to_acute`` (grave U+0300 → acute U+0301, result NFC) on
+    every non-null string of an Arrow string array (SPEC §5.1 "One accent convention").
+
+    Args:
+        values: Arrow ``string`` array (or chunked array); nulls allowed.
+
+    Returns:
+        An Arrow ``string`` array of the same length; null where the input was null.
+    """
+    return _per_distinct(values, _grave_to_acute)
+
+
+def nfd_array(values: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """Unicode NFD of every string of an Arrow string array (Arrow ``utf8_normalize``); nulls stay."""
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    return pc.utf8_normalize(values.cast(pa.string()), form="NFD")
+
+
 def register(con: duckdb.DuckDBPyConnection) -> None:
     """Register the project's scalar functions on ``con`` (idempotent: re-registering replaces them).
 
@@ -77,17 +114,19 @@ def register(con: duckdb.DuckDBPyConnection) -> None:
     # DuckDB refuses to (re)define functions while an earlier execute() still has unfetched rows
     # (e.g. after ``fetchone()``); running and draining a trivial statement completes it.
     con.execute("select 1").fetchall()
-    try:
-        con.remove_function("lower_grc")
-    except (duckdb.InvalidInputException, duckdb.CatalogException):
-        pass
-    con.create_function(
-        "lower_grc",
-        lower_grc_array,
-        [duckdb.sqltype("VARCHAR")],
-        duckdb.sqltype("VARCHAR"),
-        type="arrow",
-        null_handling="special",
-        side_effects=False,
-    )
+    for name, fn in (("lower_grc", lower_grc_array), ("grave_to_acute", grave_to_acute_array),
+                     ("nfd", nfd_array)):
+        try:
+            con.remove_function(name)
+        except (duckdb.InvalidInputException, duckdb.CatalogException):
+            pass
+        con.create_function(
+            name,
+            fn,
+            [duckdb.sqltype("VARCHAR")],
+            duckdb.sqltype("VARCHAR"),
+            type="arrow",
+            null_handling="special",
+            side_effects=False,
+        )
     con.execute("create or replace temp macro nfc(s) as nfc_normalize(s)")

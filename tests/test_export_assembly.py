@@ -46,7 +46,7 @@ A_TOKENS = [
     tok(3, "ἀνήρ", "ἀνήρ", "NOUN", "Case=Nom|Gender=Masc|Number=Sing", 1, "nsubj"),
 ]
 B_TOKENS = [tok(1, "ἦλθεν", "ἔρχομαι", "VERB", None, 0, "root")]
-C_TOKENS = [tok(1, "καὶ", None, "ADV", None, 2, "advmod"), tok(2, "ἔφη", "φημί", "VERB", "Tense=Past", 0, "root")]
+C_TOKENS = [tok(1, "καί", None, "ADV", None, 2, "advmod"), tok(2, "ἔφη", "φημί", "VERB", "Tense=Past", 0, "root")]
 A_NATIVE = [ns(1, "1", "PRED", "0"), ns(2, "2", "ATR", "3"), ns(3, "3", "SBJ", "1")]
 C_NATIVE = [ns(1, "1", "AuxY", "2"), ns(2, "2", "PRED", "0")]
 A_RECORDS = [rec("agdt", "AGDT 2.1", "CC BY-SA 3.0 US", "a.xml", "1", 11, "1.1"),
@@ -60,7 +60,7 @@ UNITS = [
      A_NATIVE, A_RECORDS, ["CC BY-SA 3.0 US", "CC BY-SA 4.0"]),
     (B_ID, "ἦλθεν", B_TOKENS, "urn:cts:greekLit:tlg0002.tlg001", None, "UD Perseus", "ηλθεν", [], B_RECORDS,
      ["CC BY-NC-SA 2.5"]),
-    (C_ID, "καὶ ἔφη", C_TOKENS, "urn:cts:greekLit:tlg0001.tlg001", None, "AGDT 2.1", "καιεφη", C_NATIVE,
+    (C_ID, "καί ἔφη", C_TOKENS, "urn:cts:greekLit:tlg0001.tlg001", None, "AGDT 2.1", "καιεφη", C_NATIVE,
      C_RECORDS, ["CC BY-SA 3.0 US"]),
 ]
 
@@ -130,7 +130,7 @@ def assembled(con, units, cfg):
 def test_chunk_row_lists_units_in_constituent_order(con, units):
     row = assembled(con, units, "sentence_5").to_pylist()[0]
     assert row["id"] == "sentence_5-train-alpha-0001"
-    assert row["text"] == ["καὶ ἔφη", "λέγει ὁ ἀνήρ"]
+    assert row["text"] == ["καί ἔφη", "λέγει ὁ ἀνήρ"]
     assert row["conllu"] == [[C_TOKENS], [A_TOKENS]]
     assert row["cts_urn"] == ["urn:cts:greekLit:tlg0001.tlg001", "urn:cts:greekLit:tlg0001.tlg001:1.1"]
     assert row["passage"] == [None, "1.1"]
@@ -190,7 +190,7 @@ def test_render_units_equals_render_conllu(units):
     for row_id, _, tokens, *_ in UNITS:
         assert rendered[row_id] == render_conllu([tokens])
     # C: the missing lemma and FEATS render as '_'
-    assert rendered[C_ID] == ("1\tκαὶ\t_\tADV\t_\t_\t2\tadvmod\t_\t_\n"
+    assert rendered[C_ID] == ("1\tκαί\t_\tADV\t_\t_\t2\tadvmod\t_\t_\n"
                               "2\tἔφη\tφημί\tVERB\t_\tTense=Past\t0\troot\t_\t_\n\n")
 
 
@@ -198,9 +198,9 @@ def test_validation_accepts_the_units_and_names_a_broken_one(con, units):
     assert writer.validate_published_units(con, units) == 3
     assert writer.validate_units_table(units, batch=2) == 3
     # two roots in C: the CoNLL 2018 loader rejects it, traced back to C across batch boundaries
-    two_roots = [tok(1, "καὶ", None, "ADV", None, 0, "root"), C_TOKENS[1]]
+    two_roots = [tok(1, "καί", None, "ADV", None, 0, "root"), C_TOKENS[1]]
     bad = duckdb.connect()
-    build(bad, [UNITS[0], UNITS[1], (C_ID, "καὶ ἔφη", two_roots, *UNITS[2][3:])])
+    build(bad, [UNITS[0], UNITS[1], (C_ID, "καί ἔφη", two_roots, *UNITS[2][3:])])
     with pytest.raises(UnitValidationError) as err:
         writer.validate_units_table(writer.fetch_units(bad), batch=2)
     assert err.value.unit_id == C_ID and "CoNLL 2018 loader" in err.value.problem

@@ -122,6 +122,12 @@ UD = {
          ("n-s---cn-", "NOUN", "Case=Nom|Gender=Fem,Masc|Number=Sing")),
     66: (("ud_ptnk", "ϛ", "SYM", None, None), ("x--------", "X", None)),
     67: (("ud_proiel", "ἐπεί", "SCONJ", None, "G-"), ("c--------", "ADV", None)),
+    # issue 12 mapping fix (seed ud_feats_not_in_tag): third-person pronouns carry no person, as in
+    # AGDT/Gorman (αὐτός p-s---mn-); first/second-person personal pronouns keep it
+    68: (("ud_proiel", "αὐτός", "PRON", "Case=Nom|Gender=Masc|Number=Sing|Person=3|PronType=Prs", "Pp"),
+         ("p-s---mn-", "PRON", "Case=Nom|Gender=Masc|Number=Sing")),
+    69: (("ud_proiel", "ἐγώ", "PRON", "Case=Nom|Number=Sing|Person=1|PronType=Prs", "Pp"),
+         ("p1s----n-", "PRON", "Case=Nom|Number=Sing|Person=1")),
 }
 
 # lemma as written -> published lemma (NFC, homograph digits stripped, lowercased)
@@ -130,10 +136,24 @@ LEMMAS = {
     71: ("Ἀχιλλεύς", "ἀχιλλεύς"),
     72: ("Ιουδαῖος", "ιουδαῖος"),  # plain capital iota: grc_utils.lower_grc alone leaves it upper-case
     73: (unicodedata.normalize("NFD", "λόγος"), "λόγος"),
-    74: ("25", "25"),
+    74: ("25", None),          # SPEC §5.1: a lemma is Greek letters; digits dropped, nothing left → NULL
     75: ("_", None),
-    76: ("comma1", "comma"),
+    76: ("comma1", None),      # a Latin word has no Greek letter
     77: ("λέγω3", "λέγω"),
+    # SPEC §5.1 "Lemmas" (issue 12's examples)
+    78: ("\u0313ἀχαιός", "ἀχαιός"),      # leading combining psili
+    79: ("῞Ἕλλην", "ἕλλην"),             # leading spacing accent
+    80: ("λίβιοs", "λίβιος"),            # Latin look-alike letters
+    81: ("διoρίζω", "διορίζω"),
+    82: ("πραινέστiος", "πραινέστιος"),
+    83: ("ἀμφιπλήj", "ἀμφιπλής"),        # Beta Code j = final sigma
+    84: ("κατά-ἕζομαι", "κατά-ἕζομαι"),  # compound notation keeps its one inner hyphen
+    85: ("μετὰ", "μετά"),                # grave → acute
+    86: ("ἄνθρωπος?", "ἄνθρωπος"),       # annotator noise
+    87: ("(καὶ)", "καί"),
+    88: ("~", None),
+    89: ("πρό-καθίζω", "προκαθίζω"),     # seed compound_lemmas: UD PROIEL's lemma on aligned tokens
+    90: ("πρὸ-καθίζω", "προκαθίζω"),
 }
 
 

@@ -34,14 +34,18 @@ def published():
     runner.load_seeds(con, project)
     udfs.register(con)
     rows = list(FORMS)
-    con.execute("create table int_tokens as select 1::bigint as sentence_uid, i::integer as token_pos, form "
+    con.execute("create table int_tokens as select 1::bigint as sentence_uid, i::integer as token_pos, form, "
+                "'agdt' as project, i::varchar as src_id, i::integer as token_num, 0 as head_num, "
+                "false as is_artificial, false as is_multiword, true as is_word "
                 "from (select unnest(?) as form, generate_subscripts(?, 1) as i)", [rows, rows])
     con.execute("""create table int_tree_tokens as select sentence_uid, token_pos, token_pos as i,
                    case when token_pos = 1 then 0 else 1 end as head, 'dep' as deprel, 'dep' as deprel_ud,
                    null::varchar as repair, token_pos::varchar as src, 'ATR' as source_relation,
                    '1' as source_head from int_tokens""")
     con.execute("""create table int_token_morphology as select sentence_uid, token_pos, 'X' as upos,
-                   null::varchar as feats, 'x' as lemma from int_tokens""")
+                   null::varchar as feats, 'x' as lemma, false as is_punct from int_tokens""")
+    for model in ("int_split_words", "int_token_forms"):
+        con.execute(f"create table {model} as {runner.render(project, model)}")
     con.execute(f"create table int_published_tokens as {runner.render(project, 'int_published_tokens')}")
     yield con
     con.close()

@@ -21,8 +21,8 @@ import pytest
 from sphragis import runner
 from sphragis.config import SEEDS_DIR
 
-TREE_MODELS = ["int_token_relations", "int_tree_links", "int_tree_tokens", "int_tree_checks",
-               "mart_relation_rules", "mart_tree_repairs"]
+TREE_MODELS = ["int_split_words", "int_token_forms", "int_token_relations", "int_tree_links", "int_tree_tokens",
+               "int_tree_checks", "mart_relation_rules", "mart_tree_repairs"]
 PUBLISHED_DEPRELS = {"root", "nsubj", "obj", "ccomp", "obl", "nmod", "advmod", "case", "conj", "dep"}
 ART = "artificial"
 
@@ -184,7 +184,8 @@ def _tables(con: duckdb.DuckDBPyConnection, sentences: dict) -> None:
     """Create int_tokens, int_token_morphology and int_sentences from ``sentences``."""
     con.execute("""create table int_tokens (project varchar, sentence_uid bigint, token_pos integer,
         src_id varchar, token_num integer, form varchar, postag varchar, upos varchar, head_src varchar,
-        head_num integer, relation varchar, is_artificial boolean, is_word boolean)""")
+        head_num integer, relation varchar, is_artificial boolean, is_word boolean,
+        is_multiword boolean default false)""")
     con.execute("""create table int_token_morphology (sentence_uid bigint, token_pos integer, tag varchar,
         upos varchar, is_punct boolean)""")
     con.execute("create table int_sentences (sentence_uid bigint, project varchar, n_tokens integer)")
@@ -192,7 +193,7 @@ def _tables(con: duckdb.DuckDBPyConnection, sentences: dict) -> None:
         ud = project.startswith("ud_")
         for pos, (id_, form, tag_or_upos, rel, head, *flags) in enumerate(rows, start=1):
             postag, upos = (None, tag_or_upos) if ud else (tag_or_upos, None)
-            con.execute("insert into int_tokens values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, true)",
+            con.execute("insert into int_tokens values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, true, false)",
                         [project, uid, pos, id_, _int(id_), form, postag, upos, head, _int(head), rel,
                          ART in flags])
             is_punct = (postag or "").startswith("u") or upos == "PUNCT"

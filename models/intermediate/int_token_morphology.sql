@@ -7,7 +7,8 @@
 -- 2. Published UPOS from the tag's first position (seed upos_from_tag) and published FEATS from
 --    positions 2-9 (seed agdt_tag_positions), restricted to seed feats_published_types; Gender
 --    from the source FEATS where that is finer than the tag.
--- 3. Lemma: NFC, trailing homograph digits stripped, lowercased with lower_grc (sphragis.udfs).
+-- 3. Lemma: NFC, digits stripped, the SPEC §5.1 lemma rules (see lemma_steps), lowercased with
+--    lower_grc (sphragis.udfs), grave → acute.
 -- Every rule works on the distinct source values (tags, UPOS+FEATS pairs, lemmas) and is joined
 -- back to the tokens.
 {#- a form made only of punctuation, symbols and detached elision marks (U+0313, U+02BC) -#}
@@ -52,6 +53,8 @@ ud_feats_to_tag as (
 ),
 
 ud_tense_aspect_to_tag as (select * from {{ ref('ud_tense_aspect_to_tag') }}),
+
+ud_feats_not_in_tag as (select * from {{ ref('ud_feats_not_in_tag') }}),
 
 published_types as (select * from {{ ref('feats_published_types') }}),
 
@@ -224,6 +227,8 @@ ud_position_codes as (
         m.code
     from ud_feature_values as v
     inner join ud_feats_to_tag as m on v.feature = m.feature and v.value = m.value
+    -- features that the AGDT-lineage tags do not carry on this part of speech (seed ud_feats_not_in_tag)
+    anti join ud_feats_not_in_tag as x on v.upos = x.upos and v.feature = x.feature and v.value = x.value
     union all
     select
         a.upos,
@@ -360,12 +365,67 @@ source_lemmas as (
     where lemma is not null and trim(lemma) not in ('', '_')
 ),
 
-lemmas as (
-    -- NFC, then homograph digits after a non-digit stripped (μῆνις1 → μῆνις; '25' stays), then lowercased
+lookalike_pairs as ({{ seed_lookalike_pairs() }}),
+
+lemma_steps as (
+    -- SPEC §3 and §5.1 "Lemmas": NFC; leading combining marks, spacing accents and whitespace
+    -- dropped (̓ἀχαιός → ἀχαιός); digits dropped (homograph digits μῆνις1 → μῆνις); Latin
+    -- look-alike letters mapped (seed latin_lookalikes); apostrophes → U+2019; every other
+    -- character that is not a Greek letter, a combining mark, U+2019 or a hyphen dropped (~ ? % |
+    -- parentheses, commas, spaces); hyphens trimmed at both ends and runs collapsed (the compound
+    -- notation κατά-ἕζομαι keeps its inner hyphen); lowercased with lower_grc; grave → acute.
+    -- A lemma left without a letter is NULL.
     select
-        lemma as source_lemma,
-        nullif(nfc_normalize(lower_grc(regexp_replace(nfc_normalize(trim(lemma)), '(\D)\d+$', '\1'))), '') as lemma
-    from source_lemmas
+        l.lemma as source_lemma,
+        regexp_replace(
+            regexp_replace(nfc_normalize(trim(l.lemma)), '^[\p{M}\p{Sk}\p{Lm}\s]+', ''), '\p{N}', '', 'g'
+        ) as lemma_stripped,
+        p.pairs
+    from source_lemmas as l
+    cross join lookalike_pairs as p
+),
+
+lemmas_clean as (
+    select
+        source_lemma,
+        case
+            when regexp_matches(lemma_clean, '\p{L}') then grave_to_acute(nfc_normalize(lower_grc(lemma_clean)))
+        end as lemma,
+        -- which §5.1 lemma rules changed it (counted in mart_representation_changes)
+        list_filter([
+            case when regexp_matches(nfc_normalize(trim(source_lemma)), '^[\p{M}\p{Sk}\p{Lm}]') then 'leading_mark' end,
+            case when regexp_matches(source_lemma, '\p{N}') then 'digits' end,
+            case when regexp_matches(source_lemma, '[A-Za-z]') and regexp_matches(lemma_clean, '\p{Greek}') then 'latin_letters' end,
+            case when regexp_matches(source_lemma, '[^\p{L}\p{M}\p{N}\p{Sk}\p{Lm}\x{2019}\x{0027}-]') then 'other_characters' end,
+            case when contains(nfd(source_lemma), chr(768)) then 'grave_to_acute' end,
+            case when not regexp_matches(lemma_clean, '\p{L}') then 'nulled' end
+        ], lambda r: r is not null) as lemma_rules  -- noqa: RF02
+    from (
+        select
+            source_lemma,
+            trim(
+                regexp_replace(
+                    {{ keep_greek("regexp_replace(" ~ map_lookalikes('lemma_stripped', 'pairs') ~ ", '[\\x{0027}\\x{02BC}\\x{1FBD}\\x{1FBF}]', chr(8217), 'g')", '\\-') }},
+                    '-+', '-', 'g'
+                ),
+                '-'
+            ) as lemma_clean
+        from lemma_steps
+    )
+),
+
+compound_lemmas as (select * from {{ ref('compound_lemmas') }}),
+
+lemmas as (
+    -- a compound lemma that aligned tokens of another project give one dictionary lemma for is
+    -- mapped to it (seed compound_lemmas, derived by sql/queries/compound_lemma_candidates.sql)
+    select
+        h.source_lemma,
+        coalesce(c.dictionary_lemma, h.lemma) as lemma,
+        case when c.compound is not null then list_append(h.lemma_rules, 'compound_mapped') else h.lemma_rules end
+            as lemma_rules
+    from lemmas_clean as h
+    left join compound_lemmas as c on h.lemma = c.compound
 ),
 
 analysed as (
@@ -387,7 +447,8 @@ analysed as (
         case when t.project like 'ud\_%' escape '\' then t.feats else f.feats end as feats_full,
         t.feats as feats_source,
         t.upos as upos_source,
-        l.lemma
+        l.lemma,
+        l.lemma_rules
     from token_tags as t
     left join upos_from_tag as u on substr(t.tag, 1, 1) = u.code
     left join tag_feats as f

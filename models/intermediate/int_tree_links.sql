@@ -18,6 +18,18 @@ morphology as (
     from {{ ref('int_token_morphology') }}
 ),
 
+split_words as (
+    select * from {{ ref('int_split_words') }}
+),
+
+token_forms as (
+    select
+        sentence_uid,
+        token_pos,
+        has_letter
+    from {{ ref('int_token_forms') }}
+),
+
 classified as materialized (
     -- what removes a token; ids and heads are matched as integers (a non-integer head is unusable:
     -- `empty_head` when blank or `""`, else `head_out_of_range`; a non-integer id is never a head)
@@ -36,10 +48,17 @@ classified as materialized (
             when m.is_punct then 'punct'
             when nullif(trim(t.form), '') is null then 'placeholder'
             when t.form = 'DEL' and t.postag is null and t.relation is null then 'placeholder'
+            -- SPEC §5.1: a piece absorbed into its split word, a token left without a letter
+            when not sw.is_survivor then 'split_piece'
+            when not tf.has_letter then 'no_letter'
         end as removed_kind,
+        case when not sw.is_survivor then sw.survivor_pos end as merged_into,
+        case when sw.is_survivor then 'split_word:' || sw.piece_src_ids end as merge_repair,
         coalesce(nullif(trim(t.head_src, ' "'), '') is null, true) as is_blank_head
     from tokens as t
     inner join morphology as m on t.sentence_uid = m.sentence_uid and t.token_pos = m.token_pos
+    inner join token_forms as tf on t.sentence_uid = tf.sentence_uid and t.token_pos = tf.token_pos
+    left join split_words as sw on t.sentence_uid = sw.sentence_uid and t.token_pos = sw.token_pos
 ),
 
 id_index as materialized (
@@ -144,8 +163,19 @@ fixed as (
     select
         l.*,
         b.token_pos is not null as is_cycle_break,
-        case when b.token_pos is null then l.src_parent end as parent,
-        case when b.token_pos is not null then 'cycle' else l.head_repair end as top_repair
+        -- SPEC §5.1: an absorbed split-word piece hangs from its word (the survivor, which the piece
+        -- never dominates: int_split_words), so its dependents re-attach there
+        case
+            when l.merged_into is not null then l.merged_into
+            when b.token_pos is null then l.src_parent
+        end as parent,
+        -- the source tree's parent after the cycle repair, split pieces included (native view)
+        case when b.token_pos is null then l.src_parent end as native_parent,
+        case
+            when l.merged_into is not null then null
+            when b.token_pos is not null then 'cycle'
+            else l.head_repair
+        end as top_repair
     from linked as l
     left join cycle_breakers as b on l.sentence_uid = b.sentence_uid and l.token_pos = b.token_pos
 ),
@@ -159,11 +189,14 @@ final as (
         head_src,
         relation,
         removed_kind,
+        merge_repair,
         is_duplicate_id,
         head_repair,
         is_cycle_break,
         src_parent,
+        merged_into,
         parent,
+        native_parent,
         top_repair
     from fixed
 )

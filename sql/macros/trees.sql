@@ -12,12 +12,17 @@ links as materialized (
     {%- if keep_punct %}
     -- punctuation tokens stay in the tree (native view): only elliptic and placeholder tokens go,
     -- and a punctuation token without a visible form is a placeholder
+    -- the source tokenization is kept too: split-word pieces and letterless tokens (SPEC §5.1) stay,
+    -- with their source parents
     select
         l.* replace (
             case
+                when l.removed_kind in ('split_piece', 'no_letter') then null
                 when l.removed_kind <> 'punct' then l.removed_kind
                 when nullif(trim(k.form), '') is null then 'placeholder'
-            end as removed_kind
+            end as removed_kind,
+            l.native_parent as parent,
+            cast(null as varchar) as merge_repair
         ),
         coalesce(l.removed_kind = 'punct' and nullif(trim(k.form), '') is not null, false) as is_punct_token
     from {{ ref('int_tree_links') }} as l
@@ -78,7 +83,7 @@ climbed as (
 
 survivors as materialized (
     select
-        f.* exclude (top_repair, src_parent),  -- noqa: RF02
+        f.* exclude (top_repair, src_parent, native_parent, merged_into),  -- noqa: RF02
         coalesce(d.skipped, []) as skipped,
         d.chain_repair,
         case when d.token_pos is null then f.parent else d.anc end as anc,
@@ -122,6 +127,9 @@ attached as materialized (
             case when list_contains(s.skipped, 'elliptic') then 'reattached_from_elliptic' end,
             case when list_contains(s.skipped, 'punct') then 'reattached_from_punct' end,
             case when list_contains(s.skipped, 'placeholder') then 'reattached_from_placeholder' end,
+            s.merge_repair,
+            case when list_contains(s.skipped, 'split_piece') then 'reattached_from_split_piece' end,
+            case when list_contains(s.skipped, 'no_letter') then 'reattached_from_no_letter' end,
             s.chain_repair,
             case when s.token_pos <> r.root_pos and s.top_class in (1, 2) then 'extra_root' end,
             case when s.token_pos = r.root_pos and r.root_class = 3 then 'no_root' end

@@ -1,0 +1,166 @@
+-- Published form of every word token (SPEC §5 orthography and §5.1 project-neutral strings), each
+-- rule one step with a flag saying whether it changed the form:
+--  1. split words: a surviving piece takes the surface of its word (int_split_words);
+--  2. whitespace trimmed (seed 000: forms carry no spaces) — inner whitespace removed;
+--  3. editorial marks (seed editorial_marks) removed;
+--  4. in a form with a Greek letter, Latin look-alike letters become Greek (seed latin_lookalikes;
+--     word-final `s`/`j` → ς);
+--  5. apostrophes: a word-initial elision mark (seed elision_marks) becomes U+2019; after NFC, a
+--     word-final letter carrying only a psili that cannot be a breathing (seed elision_psili_letters:
+--     not on a word-initial vowel/diphthong) loses it and U+2019 follows; any word-final elision mark
+--     becomes U+2019; spacing apostrophes elsewhere become U+2019;
+--  6. any other character that is not a Greek letter, a combining mark or U+2019 (digits, `?`,
+--     stray Latin) removed;
+--  7. lowercase with lower_grc, NFC, grave → acute (greek_normalisation's grave_to_acute).
+-- A token whose form keeps no letter is removed from the tree (`has_letter` false, int_tree_links).
+-- Rules 2-7 run once per distinct source surface. Grain: one row per word token (sentence_uid, token_pos).
+with
+
+tokens as (
+    select
+        sentence_uid,
+        token_pos,
+        project,
+        form
+    from {{ ref('int_tokens') }}
+    where is_word
+),
+
+split_words as (select * from {{ ref('int_split_words') }}),
+
+editorial_marks as ({{ seed_editorial_marks() }}),
+
+lookalike_pairs as ({{ seed_lookalike_pairs() }}),
+
+elision_marks as (
+    select list(chr(('0x' || substr(codepoint, 3))::integer)) as marks
+    from {{ ref('elision_marks') }}
+),
+
+psili_letters as (select * from {{ ref('elision_psili_letters') }}),
+
+surfaces as (
+    select
+        t.sentence_uid,
+        t.token_pos,
+        t.form as source_form,
+        coalesce(s.is_survivor is not null and not s.is_survivor, false) as is_absorbed_piece,
+        coalesce(case when s.is_survivor then s.surface end, t.form) as surface
+    from tokens as t
+    left join split_words as s on t.sentence_uid = s.sentence_uid and t.token_pos = s.token_pos
+),
+
+distinct_surfaces as (
+    select distinct surface from surfaces
+),
+
+trimmed as (
+    select
+        surface,
+        regexp_replace(trim(surface), '\s+', '', 'g') as form_trimmed
+    from distinct_surfaces
+),
+
+edited as (
+    select
+        t.*,
+        {{ remove_editorial_marks('t.form_trimmed', 'e.marks') }} as form_edited
+    from trimmed as t
+    cross join editorial_marks as e
+),
+
+greek_letters as (
+    select
+        e.*,
+        {{ map_lookalikes('e.form_edited', 'p.pairs') }} as form_greek
+    from edited as e
+    cross join lookalike_pairs as p
+),
+
+initial_apostrophe as (
+    select
+        g.*,
+        case
+            when list_contains(x.marks, left(g.form_greek, 1)) and length(g.form_greek) > 1
+                then chr(8217) || substr(g.form_greek, 2)
+            else g.form_greek
+        end as form_initial,
+        x.marks as elision_marks
+    from greek_letters as g
+    cross join elision_marks as x
+),
+
+psili_elided as (
+    -- a word-final letter carrying only a smooth breathing is an elision mark (or a numeral's
+    -- keraia) written as psili (UD Perseus: παῤ, δἰ, ἐκέλεὐ, ῤ for ρ’; a combining psili after
+    -- a vowel composes to the same letters under NFC): the letter loses it and U+2019 follows. A
+    -- breathing is genuine only on a word-initial vowel, so the one exception is a two-letter
+    -- word-initial diphthong (εἰ, οὐ, αἰ, εὐ): a vowel after a vowel in a 2-letter word.
+    select
+        i.*,
+        case
+            when
+                p.base is not null
+                and (
+                    p.requires_preceding_consonant = 'false'
+                    or length(i.form_nfc0) <> 2
+                    or regexp_matches(strip_accents(lower(i.form_nfc0[1:1])), '[βγδζθκλμνξπρσςτφχψ]')
+                )
+                then left(i.form_nfc0, -1) || p.base || chr(8217)
+            else i.form_nfc0
+        end as form_psili
+    from (select *, nfc_normalize(form_initial) as form_nfc0 from initial_apostrophe) as i
+    left join psili_letters as p on right(i.form_nfc0, 1) = chr(('0x' || substr(p.codepoint, 3))::integer)
+),
+
+elided as (
+    select
+        *,
+        regexp_replace(
+            case
+                when list_contains(elision_marks, right(form_psili, 1))
+                    then left(form_psili, -1) || chr(8217)
+                else form_psili
+            end,
+            '[\x{0027}\x{02BC}\x{1FBD}\x{1FBF}]', chr(8217), 'g'
+        ) as form_elided
+    from psili_elided
+),
+
+cleaned as (
+    select
+        *,
+        nfc_normalize({{ keep_greek('form_elided') }}) as form_clean
+    from elided
+),
+
+lowered as (
+    select
+        *,
+        grave_to_acute(form_lower) as form
+    from (select *, nfc_normalize(lower_grc(form_clean)) as form_lower from cleaned)
+),
+
+final as (
+    select
+        s.sentence_uid,
+        s.token_pos,
+        s.source_form,
+        s.surface,
+        s.is_absorbed_piece,
+        l.form,
+        regexp_matches(l.form, '\p{L}') as has_letter,
+        s.surface <> s.source_form as split_word_merged,
+        l.form_trimmed <> l.surface as whitespace_removed,
+        l.form_edited <> l.form_trimmed as editorial_marks_removed,
+        l.form_greek <> l.form_edited as latin_letters_mapped,
+        l.form_elided <> l.form_nfc0 or l.form_initial <> l.form_greek as elision_unified,
+        l.form_clean <> nfc_normalize(l.form_elided) as stray_characters_removed,
+        l.form_nfc0 <> l.form_initial as nfc_changed,
+        l.form_lower <> l.form_clean as lowercased,
+        l.form <> l.form_lower as grave_to_acute
+    from surfaces as s
+    inner join lowered as l on s.surface = l.surface
+)
+
+select * from final

@@ -1,0 +1,70 @@
+-- Aligned tokens of the cross-project pairs (SPEC §5.1): for every pair of mart_cross_project_pairs
+-- with equal token counts, token i of one record faces token i of the other. Each published field
+-- (form, lemma, UPOS, FEATS, HEAD, DEPREL) of both sides, and the FEATS as a map for per-feature
+-- comparison. Grain: one row per (sentence_uid_a, sentence_uid_b, i).
+with
+
+pairs as (
+    select * from {{ ref('mart_cross_project_pairs') }}
+    where is_aligned
+),
+
+units as (select * from {{ ref('int_units') }}),
+
+tokens as (
+    select
+        sentence_uid,
+        unnest(tokens) as t
+    from units
+),
+
+flat as (
+    select
+        sentence_uid,
+        t.id as i,
+        t.form,
+        t.lemma,
+        t.upos,
+        t.feats,
+        t.head,
+        t.deprel,
+        map_from_entries(
+            list_transform(
+                string_split(coalesce(t.feats, ''), '|'),
+                lambda f: struct_pack(k := split_part(f, '=', 1), v := split_part(f, '=', 2))  -- noqa: RF02, RF03
+            )
+        ) as feats_map
+    from tokens
+),
+
+final as (
+    select
+        p.project_pair,
+        p.project_a,
+        p.project_b,
+        p.dedup_key,
+        p.sentence_uid_a,
+        p.sentence_uid_b,
+        p.both_retained,
+        p.text_identical,
+        a.i,
+        a.form as form_a,
+        b.form as form_b,
+        a.lemma as lemma_a,
+        b.lemma as lemma_b,
+        a.upos as upos_a,
+        b.upos as upos_b,
+        a.feats as feats_a,
+        b.feats as feats_b,
+        a.feats_map as feats_map_a,
+        b.feats_map as feats_map_b,
+        a.head as head_a,
+        b.head as head_b,
+        a.deprel as deprel_a,
+        b.deprel as deprel_b
+    from pairs as p
+    inner join flat as a on p.sentence_uid_a = a.sentence_uid
+    inner join flat as b on p.sentence_uid_b = b.sentence_uid and a.i = b.i
+)
+
+select * from final

@@ -1,0 +1,53 @@
+{#- SPEC §5.1 string rules shared by forms (int_token_forms) and lemmas (int_token_morphology).
+    Each takes a SQL expression and the name of a CTE-held list built from its seed. -#}
+
+{%- macro seed_lookalike_pairs() -%}
+{#- the seed latin_lookalikes as one list of structs (select it in a CTE named lookalike_pairs) -#}
+select list(struct_pack(latin := latin, greek := greek, greek_word_final := greek_word_final)) as pairs
+from {{ ref('latin_lookalikes') }}
+{%- endmacro %}
+
+{%- macro seed_editorial_marks() -%}
+select list(mark order by length(mark) desc, mark) as marks from {{ ref('editorial_marks') }}
+{%- endmacro %}
+
+{%- macro remove_editorial_marks(expr, marks) -%}
+{#- only strings with a non-letter, non-mark character can hold a mark: the others skip the list -#}
+case
+    when regexp_matches({{ expr }}, '[^\p{L}\p{M}]')
+        then list_reduce({{ marks }}, lambda acc, m: replace(acc, m, ''), {{ expr }})  -- noqa: RF02
+    else {{ expr }}
+end
+{%- endmacro %}
+
+{%- macro has_greek_letter(expr) -%}
+regexp_matches(regexp_replace({{ expr }}, '[^\p{L}]', '', 'g'), '\p{Greek}')
+{%- endmacro %}
+
+{%- macro map_lookalikes(expr, pairs) -%}
+{#- in a string with a Greek letter, each Latin look-alike letter → its Greek letter (the word-final
+    variant before a non-letter or the end) -#}
+case
+    when regexp_matches({{ expr }}, '[A-Za-z]') and {{ has_greek_letter(expr) }}
+        then list_reduce(
+            {{ pairs }},
+            lambda acc, p: replace(  -- noqa: RF02
+                regexp_replace(acc, p.latin || '([^\p{L}\p{M}]|$)', p.greek_word_final || '\1', 'g'), p.latin, p.greek
+            ),
+            {{ expr }}
+        )
+    else {{ expr }}
+end
+{%- endmacro %}
+
+{%- macro keep_greek(expr, extra='') -%}
+{#- drop every character that is not a Greek letter, a combining mark or U+2019 (plus `extra`,
+    a regex class fragment such as '\-'), then combining marks left at the start (no base letter) -#}
+regexp_replace(
+    regexp_replace(
+        regexp_replace({{ expr }}, '[^\p{L}\p{M}\x{2019}{{ extra }}]', '', 'g'),
+        '[^\p{Greek}\p{M}\x{2019}{{ extra }}]', '', 'g'
+    ),
+    '^\p{M}+', ''
+)
+{%- endmacro %}
