@@ -10,7 +10,7 @@ first_tokens as (
     select
         sentence_uid,
         regexp_extract(misc, '(?:^|\|)Ref=([^|]*)', 1) as ref
-    from {{ source('raw_tokens') }}
+    from {{ source('raw', 'raw_tokens') }}
     where token_pos = 1
 ),
 
