@@ -19,6 +19,7 @@ import os
 import shutil
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -213,7 +214,7 @@ def _previous_state(target: Path) -> tuple[dict, dict]:
 
 def build(settings: config.Settings | None = None, *, reingest: bool = True, workers: int | None = None,
           out: Console | None = None, select: list[str] | None = None, full: bool = False,
-          project: runner.Project | None = None) -> BuildSummary:
+          project: runner.Project | None = None, on_step: Callable[[str], None] | None = None) -> BuildSummary:
     """Build the warehouse atomically, reusing what has not changed.
 
     The raw layer is re-ingested only when its fingerprint (:func:`ingest_fingerprint`) differs from
@@ -230,6 +231,8 @@ def build(settings: config.Settings | None = None, *, reingest: bool = True, wor
         select: dbt-style selectors of the models to build (:func:`sphragis.runner.select_models`).
         full: re-ingest and rebuild everything, ignoring fingerprints (``--full``).
         project: the models, seeds and tests to build (default :func:`sphragis.runner.load_project`).
+        on_step: called with the name of each step as it starts (``check sources``, ``copy
+            warehouse``, ``ingest``, ``models``, ``swap``); their times end up in ``summary.timings``.
 
     Returns:
         BuildSummary (``status`` says per model built/reused/kept and why).
@@ -245,6 +248,7 @@ def build(settings: config.Settings | None = None, *, reingest: bool = True, wor
     target = settings.warehouse
     target.parent.mkdir(parents=True, exist_ok=True)
     summary = BuildSummary()
+    step = on_step or (lambda _name: None)
     with build_lock(target):
         remove_stale_builds(target)
         tmp = target.with_name(f"{target.name}.building-{os.getpid()}")
@@ -253,6 +257,7 @@ def build(settings: config.Settings | None = None, *, reingest: bool = True, wor
         try:
             t0 = time.perf_counter()
             if reingest:
+                step("check sources")
                 files = _discover(settings)
                 fp = ingest_fingerprint(files)
                 summary.timings["check sources"] = time.perf_counter() - t0
@@ -262,6 +267,7 @@ def build(settings: config.Settings | None = None, *, reingest: bool = True, wor
                     raise FileNotFoundError(f"no warehouse at {target} to rebuild from; run a full build first")
                 fp, do_ingest = prev_sources.get("raw.raw_tokens"), False
             if not do_ingest:
+                step("copy warehouse")
                 t0 = time.perf_counter()
                 shutil.copyfile(target, tmp)
                 summary.timings["copy warehouse"] = time.perf_counter() - t0
@@ -271,12 +277,16 @@ def build(settings: config.Settings | None = None, *, reingest: bool = True, wor
             con.execute(f"set memory_limit = '{MEMORY_LIMIT}'")
             try:
                 if do_ingest:
+                    step("ingest")
                     ingest_into(con, settings, out, summary, workers=workers)
+                step("models")
                 run_models(con, out, summary, select, full=full,
                            source_fingerprints={f"raw.{t}": fp for t in RAW_TABLES} if fp else None,
                            previous=prev if do_ingest and not full else None, project=project)
                 con.execute("create or replace table build_log as select ?::json as summary",
                             [json.dumps({"ingest": summary.ingest, "models": summary.models}, sort_keys=True)])
+                step("swap")
+                t0 = time.perf_counter()
                 con.execute("checkpoint")
             finally:
                 con.close()
@@ -285,6 +295,7 @@ def build(settings: config.Settings | None = None, *, reingest: bool = True, wor
             Path(str(target) + ".wal").unlink(missing_ok=True)
             os.replace(tmp, target)
             _write_json(manifest_path(target), summary.manifest)
+            summary.timings["swap"] = time.perf_counter() - t0
         finally:
             tmp.unlink(missing_ok=True)
             Path(str(tmp) + ".wal").unlink(missing_ok=True)
