@@ -44,7 +44,7 @@ test: install  ## run the test suite (integration tests build from ../shared/sou
 	$(BIN)/python -m pytest
 
 lint: install  ## lint the SQL models with sqlfluff
-	$(BIN)/sqlfluff lint models
+	$(BIN)/sqlfluff lint models sql/tests
 
 bench: install  ## full build / parse-floor ratio, peak RSS, rebuild share (SPEC §13)
 	$(BIN)/python -m sphragis.bench

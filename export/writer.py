@@ -408,8 +408,8 @@ def export(settings: config.Settings | None = None, *, full: bool = False) -> di
         out = settings.out
         state = ExportState.load(out, full=full)
         warehouse_fp = state.warehouse_fingerprint(con)
-        if state.up_to_date(warehouse_fp):
-            return {**state.doc["report"], "reuse": {"up_to_date": True, "units_cached": 0, "files_reused": 0,
+        if state.up_to_date(out, warehouse_fp):
+            return {**state.doc["report"], "out": str(out), "reuse": {"up_to_date": True, "units_cached": 0, "files_reused": 0,
                                                      "files_written": 0}, "timings": timings}
         t0 = time.perf_counter()
         units = fetch_units(con)
@@ -559,9 +559,8 @@ class ExportState:
             return False
         return st.st_size == rec.get("size") and st.st_mtime_ns == rec.get("mtime_ns")
 
-    def up_to_date(self, warehouse_fp: str | None) -> bool:
-        """The export of this very warehouse state is in place, file for file."""
-        out = Path(self.doc.get("report", {}).get("out", "/nonexistent"))
+    def up_to_date(self, out: Path, warehouse_fp: str | None) -> bool:
+        """The export of this very warehouse state is in place in ``out``, file for file."""
         return (warehouse_fp is not None and self.doc.get("warehouse") == warehouse_fp
                 and all(self._intact(out, rel, rec) for rel, rec in self.doc.get("files", {}).items())
                 and all((out / f).exists() for f in ("README.md", "metadata")))

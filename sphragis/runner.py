@@ -496,7 +496,7 @@ def execute(
     effective: dict[str, str] = {}
     pending = []  # (test id, model, desc, sql, depends) not yet run
     tests = {t[0]: t for t in _compiled_tests(project)}
-    done: set[str] = set()
+    done: set[str] = set(project.seeds)  # what tests may read: seeds, and models once built or kept
     results: dict[str, dict] = {}
     for name in order:
         m = project.models[name]
@@ -529,10 +529,10 @@ def execute(
             on_model(name, report.seconds[name], report.rows[name])
         if test:
             pending.extend(tid for tid, t in tests.items() if t[1] == name)
-            _run_ready(con, pending, tests, done, effective, prev_tests, full, report)
+            _run_ready(con, pending, tests, done, effective, seeds_fp, prev_tests, full, report)
     if test:
         for name, t in sorted(project.sql_tests.items()):
-            if not t.refs <= (done | set(project.seeds)):
+            if not t.refs <= done:
                 continue
             sql = renderer.render(t.path, variables)[0]
             tid = f"sql_test.{name}"
@@ -582,13 +582,13 @@ def _build_one(con: duckdb.DuckDBPyConnection, m: Model, sql: str, rels: dict) -
     return rows, time.perf_counter() - t0
 
 
-def _run_ready(con, pending, tests, done, effective, prev_tests, full, report) -> None:
+def _run_ready(con, pending, tests, done, effective, seeds_fp, prev_tests, full, report) -> None:
     """Run the pending data tests whose models are all built; raise on the first model's failures."""
     ready = [tid for tid in pending if set(tests[tid][4]) <= done]
     failures = []
     for tid in ready:
         pending.remove(tid)
-        failures += _run_test(con, tests[tid], effective, {}, prev_tests, full, report, raise_=False)
+        failures += _run_test(con, tests[tid], effective, seeds_fp, prev_tests, full, report, raise_=False)
     if failures:
         raise ModelTestFailure(failures)
 

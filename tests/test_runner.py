@@ -55,7 +55,7 @@ PROJECT = {
               - name: form
                 data_tests: [not_null]
               - name: upos
-                tests: [not_null, {accepted_values: {values: [NOUN, VERB]}}]
+                tests: [not_null, {accepted_values: {values: [NOUN, VERB]}}, {relationships: {to: "ref('pos_map')", field: upos}}]
           - name: mart_counts
             columns:
               - name: upos
@@ -98,8 +98,9 @@ def test_first_run_builds_everything_with_views_and_tests(proj):
     assert con.execute("select view_name from duckdb_views() where not internal").fetchall() == [("stg_words",)]
     assert con.execute("select * from mart_counts order by upos").fetchall() == [("NOUN", 2), ("VERB", 1)]
     assert con.execute("select len2 from mart_lengths where form = 'legei'").fetchone() == (10,)
-    # 5 data tests (data_tests: and the tests: alias) + 1 SQL test
-    assert (rep.tests_run, rep.tests_skipped) == (6, 0)
+    # 6 data tests (data_tests: and the tests: alias; one reads a seed) + 1 SQL test
+    assert (rep.tests_run, rep.tests_skipped) == (7, 0)
+    assert rep.manifest["tests"]["test.int_words.relationships(to pos_map.upos)(upos)"]["status"] == "pass"
     man = rep.manifest
     assert set(man) >= {"models", "seeds", "sources", "tests", "edges"}
     assert man["models"]["stg_words"]["materialized"] == "view"
@@ -115,11 +116,11 @@ def test_no_change_reuses_everything_and_skips_tests(proj):
     first = runner.execute(con, _project(root), source_fingerprints=SRC)
     again = runner.execute(con, _project(root), source_fingerprints=SRC)
     assert set(_status(again).values()) == {"reused"}
-    assert (again.tests_run, again.tests_skipped) == (0, 6)
+    assert (again.tests_run, again.tests_skipped) == (0, 7)
     assert {k: v["fingerprint"] for k, v in again.manifest["models"].items()} == \
         {k: v["fingerprint"] for k, v in first.manifest["models"].items()}
     full = runner.execute(con, _project(root), source_fingerprints=SRC, full=True)
-    assert set(_status(full).values()) == {"built"} and full.tests_run == 6
+    assert set(_status(full).values()) == {"built"} and full.tests_run == 7
 
 
 def test_seed_edit_rebuilds_its_descendants_only_and_matches_a_fresh_build(proj, tmp_path):
