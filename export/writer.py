@@ -428,10 +428,10 @@ def export(settings: config.Settings | None = None, *, full: bool = False) -> di
             summary, files = _write_all(con, units, tmp, out, state, hashes)
             timings["writing"] = time.perf_counter() - t0
             report = {"configs": summary, "units_validated": units.num_rows, "out": str(out)}
+            reused = sum(1 for f in files.values() if f["reused"])
             state.save(out, warehouse_fp, hashes, files, report)
     finally:
         con.close()
-    reused = sum(1 for f in files.values() if f["reused"])
     return {**report, "reuse": {"up_to_date": False, "units_cached": units.num_rows - n_units,
                                 "files_reused": reused, "files_written": len(files) - reused},
             "timings": timings}

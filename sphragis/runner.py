@@ -390,7 +390,7 @@ def read_manifest(con: duckdb.DuckDBPyConnection) -> dict:
     if not con.execute("select 1 from duckdb_tables() where table_name = ? and database_name = current_database()",
                        [MANIFEST_TABLE]).fetchall():
         return {}
-    doc = json.loads(con.execute(f"select manifest from {MANIFEST_TABLE}").fetchone()[0])
+    doc = json.loads(con.execute(f"select manifest from {MANIFEST_TABLE}").fetchall()[0][0])
     return doc if doc.get("version") == MANIFEST_VERSION and doc.get("runner_version") == RUNNER_VERSION else {}
 
 

@@ -1,5 +1,6 @@
 -- UD PROIEL (dev + test here): the registry key is the `# source` work (chapter, book and NT
 -- chapter numbers removed); the passage is the first token's MISC `Ref=`.
+{{ config(materialized='view') }}
 with
 
 sentences as (
