@@ -50,8 +50,8 @@ TARGETS = {"ratio": 10.0, "spec_ratio": 2.0, "peak_rss_bytes": 2 * GIB, "no_chan
            "edit_share": 0.40}
 SIZES = (0.25, 0.5, 1.0)
 DEFAULT_JSON = config.REPO_ROOT / "reports" / "bench.json"
-#: The one-row edit: (document_key of the works_registry.csv row, column, new value).
-REGISTRY_EDIT = ("tlg0003.tlg001.perseus-grc1.1.tb.xml", "work", "History of the Peloponnesian War (edited)")
+#: The one-row edit: (project, document_key of the works_registry.csv row, column, new value).
+REGISTRY_EDIT = ("agdt", "tlg0003.tlg001.perseus-grc1.1.tb.xml", "work", "History of the Peloponnesian War (edited)")
 
 
 def source_files(settings: config.Settings):
@@ -113,10 +113,10 @@ def edited_seeds(dest: Path) -> Path:
     path = dest / "works_registry.csv"
     with path.open(encoding="utf-8", newline="") as fh:
         rows = list(csv.DictReader(fh))
-    key, column, value = REGISTRY_EDIT
-    hits = [r for r in rows if r["document_key"] == key]
+    project, key, column, value = REGISTRY_EDIT
+    hits = [r for r in rows if (r["project"], r["document_key"]) == (project, key)]
     if len(hits) != 1:
-        raise ValueError(f"{path}: expected one row with document_key {key}, found {len(hits)}")
+        raise ValueError(f"{path}: expected one row for {project} | {key}, found {len(hits)}")
     hits[0][column] = value
     with path.open("w", encoding="utf-8", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=list(rows[0]), lineterminator="\n")

@@ -483,7 +483,9 @@ def execute(
     for name in order:  # fingerprints as if every model were current
         m = project.models[name]
         rendered[name] = renderer.render(m.path, variables)[0]
-        inputs[name] = {**{r: (fp[r] if r in project.models else seeds_fp[r]) for r in m.refs},
+        # a ref to a table that is neither a model nor a seed of ``project`` (a hand-made Project
+        # over tables built elsewhere) has no fingerprint: what reads it is never reused
+        inputs[name] = {**{r: (fp[r] if r in project.models else seeds_fp.get(r)) for r in m.refs},
                         **{f"{s}.{t}": srcfp.get(f"{s}.{t}") for s, t in m.sources}}
         fp[name] = _sha(RUNNER_VERSION, m.materialized, rendered[name], sorted(inputs[name].items()))
         if any(_unknown(v) for v in inputs[name].values()):

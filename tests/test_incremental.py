@@ -68,7 +68,7 @@ def test_reuse_is_byte_identical_to_a_full_build(real_settings, real_build, real
     con = duckdb.connect(str(inc.warehouse), read_only=True)
     tables = _model_tables(con)
     assert con.execute("select count(*) from int_curated_sentences where work = ?",
-                       [bench.REGISTRY_EDIT[2]]).fetchone()[0] > 0
+                       [bench.REGISTRY_EDIT[3]]).fetchone()[0] > 0
     con.close()
 
     # the same edit built from scratch (raw tables copied, every model rebuilt, full export)
