@@ -80,7 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--workers", type=int, default=None, help="ingest processes (default: CPU count)")
     b.add_argument("--select", action="append", metavar="SELECTOR",
                    help="build only these models: MODEL, +MODEL (with its ancestors), MODEL+ (with its "
-                   "descendants), +MODEL+, state:modified+ (repeatable; README 'Selection')")
+                   "descendants), +MODEL+, state:modified+ (repeatable; README 'Incremental builds')")
     b.add_argument("--full", action="store_true",
                    help="re-ingest and rebuild every model, ignoring the fingerprints of the current warehouse")
     b.set_defaults(func=_cmd_build)
