@@ -36,8 +36,13 @@ def _same_tables(a, b, names) -> None:
     for t in names:
         n = con.execute(f"select count(*) from a.{t}").fetchone()[0]
         assert n == con.execute(f"select count(*) from b.{t}").fetchone()[0], t
+        # DOUBLE aggregates (rates, variation) differ in the last bits between any two runs of the
+        # same query (parallel summation order), reused or not: compared to 9 decimals
+        cols = ", ".join(f"round({c}, 9) as {c}" if typ in ("DOUBLE", "FLOAT") else c
+                         for c, typ in con.execute(f"select column_name, column_type from (describe a.{t})").fetchall())
         for x, y in (("a", "b"), ("b", "a")):
-            diff = con.execute(f"select count(*) from (select * from {x}.{t} except all select * from {y}.{t})").fetchone()[0]
+            diff = con.execute(f"select count(*) from (select {cols} from {x}.{t} except all "
+                               f"select {cols} from {y}.{t})").fetchone()[0]
             assert diff == 0, f"{t}: {diff} rows of {x} not in {y}"
     con.close()
 
@@ -50,7 +55,7 @@ def test_reuse_is_byte_identical_to_a_full_build(real_settings, real_build, real
     # no edit: nothing is re-ingested, rebuilt, re-tested, revalidated or rewritten
     s = build.build(inc)
     assert s.ingest_reused and {v[0] for v in s.status.values()} == {"reused"}
-    assert s.tests[0] == 0 and s.tests[1] > 400
+    assert s.tests == (0, len(s.manifest["tests"]))  # every test passed before on the same fingerprints
     r = writer.export(inc)
     assert r["reuse"]["up_to_date"]
     assert _digest(inc.out) == reference
@@ -64,8 +69,11 @@ def test_reuse_is_byte_identical_to_a_full_build(real_settings, real_build, real
     assert s.status["int_curated_sentences"] == ("built", "input changed: works_registry")
     assert "int_tokens" not in built and "int_token_morphology" not in built and "mart_benchmark_rows" in built
     r = writer.export(inc)
-    assert r["reuse"]["units_cached"] == r["units_validated"]  # no unit's content changed
     con = duckdb.connect(str(inc.warehouse), read_only=True)
+    # only units that the first export did not validate are validated (the edit may publish a new one)
+    before = writer.ExportState.load(real_settings.out).validated
+    hashes = writer.unit_hashes(writer.fetch_units(con)).to_pylist()
+    assert r["reuse"]["units_cached"] == sum(h in before for h in hashes) > 0.99 * len(hashes)
     tables = _model_tables(con)
     assert con.execute("select count(*) from int_curated_sentences where work = ?",
                        [bench.REGISTRY_EDIT[3]]).fetchone()[0] > 0
