@@ -58,8 +58,8 @@ test: install  ## run the test suite (integration tests build from ../shared/sou
 
 # Every .sql file: models, analyses and DDL through the Jinja templater (the sql/macros they call
 # are rendered into them: a macro file alone renders to nothing), named queries with $name parameters.
-lint: install  ## lint every .sql file with sqlfluff (models, sql/analyses, sql/ddl, sql/queries)
-	$(BIN)/sqlfluff lint models sql/analyses sql/ddl; status=$$?; \
+lint: install  ## lint every .sql file with sqlfluff (models, sql/analyses, sql/ddl, sql/tests, sql/queries)
+	$(BIN)/sqlfluff lint models sql/analyses sql/ddl sql/tests; status=$$?; \
 	$(BIN)/sqlfluff lint sql/queries --templater placeholder && exit $$status
 
 bench: install  ## full build / parse-floor ratio, peak RSS, rebuild share (SPEC §13)

@@ -1,69 +1,61 @@
 """``make bench`` (``python -m sphragis.bench``, also ``sphragis bench``): SPEC §13 in one run.
 
-What one run measures, on this machine, against the sources of ``SPHRAGIS_DATA``:
+Every build and export runs as a child process (``python -m sphragis.bench --child build|export``)
+into a temporary warehouse and export directory, so the user's are never touched. A child calls
+:func:`sphragis.build.build` / :func:`sphragis.export.writer.export` and reads the step timings
+they record (``BuildSummary.timings`` via the ``on_step`` hook, the export report's ``timings``);
+a thread samples the RSS of the child and its ingest workers with psutil (summed over the process
+tree) and keeps the peak per step. One run measures, in order:
 
-1. **The raw parse floor**: one process, lxml ``iterparse`` over every ``word`` element of every
-   XML source file (``el.clear()`` after each) plus a line split of every CoNLL-U file, on a warm
-   page cache. Measured before the builds and again after them; the smaller time is the floor.
-2. **The full build**, sources to all exports, as two child processes exactly as ``make export``
-   runs them (``build`` then ``export``), into a temporary warehouse and export directory
-   (``SPHRAGIS_WAREHOUSE``/``SPHRAGIS_OUT`` are pointed at a temporary directory, so the user's
-   warehouse is never touched). Fetch is not part of it: if the sources are not unpacked yet,
-   ``sphragis fetch`` runs first and is reported separately.
-3. **The rebuild**: ``build --models-only`` + ``export`` on the warehouse of step 2.
+1. **the parse floor**: lxml ``iterparse`` over every XML ``word`` plus a line split of every
+   CoNLL-U file, one process, warm page cache (the smaller of a run before and one after);
+2. **full**: ``build --full`` + ``export --full`` (sources to all exports);
+3. **no change**: ``build`` + ``export`` again (everything reused);
+4. **one-row edit**: the same after editing one row of ``works_registry.csv`` (a work title);
+5. **growth**: full builds from 25 % and 50 % of the source files (a deterministic subset: per
+   snapshot, the files with the smallest sha256 of their path) beside the 100 % of step 2; time
+   and peak RSS per step at each size and the exponent ``b`` of ``time ≈ a · size^b`` fitted by
+   least squares on log-log (size = bytes of source read), so a build on a corpus ``k`` times
+   larger is predicted to take ``k^b`` times as long.
 
-For each child: wall time, CPU time (user+sys of the whole process tree, from ``wait4``), and
-peak memory, sampled every ``--interval`` seconds from ``/proc`` over the whole process tree (the
-child and its ingest pool workers): the peak of the summed RSS (an upper bound: pages shared
-between the forked workers count once per process), the peak summed PSS (shared pages split), and
-the largest single-process RSS (exact, from ``wait4``). Inside the children the steps are timed:
-parse, load, models (per model), model data tests, export validation (SPEC §10 render + re-parse)
-and export writing.
-
-Printed figures and targets (SPEC §13): ratio full build / floor (≤ 2.0), peak RSS (≤ 2 GiB),
-rebuild / full build (≤ 25%), and each step's time and share of the full build. All figures go to
-``reports/bench.json`` (``--json``). When a step of a build fails (the models and exporters are
-still evolving), the report names the step and the error, keeps every figure measured so far, and
-the command exits with status 1.
+Targets: full build / floor ≤ 10 (issue #14; SPEC's 2.0 stays the goal), peak RSS ≤ 2 GiB,
+no-change rebuild ≤ 5 % and one-row-edit rebuild ≤ 40 % of the full build (same run). Figures go to
+``reports/bench.json``. The machine may be shared: compare only figures of one run.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import math
 import os
-import platform
 import shutil
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
+
+import psutil
 
 from . import config
 
-DESCRIPTION = (
-    "Measure the SPEC §13 figures in one run: the raw parse floor (lxml iterparse over every XML word "
-    "plus a line split of every CoNLL-U file, one process), a full build from the sources to all exports "
-    "(`sphragis build` + `sphragis export` as child processes, into a temporary warehouse and export "
-    "directory), and a rebuild without re-ingest (`build --models-only` + `export`). Prints the ratio "
-    "full build / floor (target <= 2.0), the peak RSS of the build's process tree (<= 2 GiB), the rebuild's "
-    "share of the full build (<= 25%) and each step's time and share; writes them to reports/bench.json. "
-    "Exit status 1 if a build or export step failed (the report names it).")
+DESCRIPTION = ("Measure SPEC §13 in one run: parse floor, full build (build --full + export --full), "
+               "no-change rebuild, rebuild after a one-row works_registry.csv edit, peak RSS, and builds "
+               "from 25/50/100%% of the source files with the fitted growth exponent per step.")
 GIB = 1 << 30
-TARGETS = {"ratio": 2.0, "peak_rss_bytes": 2 * GIB, "rebuild_share": 0.25}
+TARGETS = {"ratio": 10.0, "spec_ratio": 2.0, "peak_rss_bytes": 2 * GIB, "no_change_share": 0.05,
+           "edit_share": 0.40}
+SIZES = (0.25, 0.5, 1.0)
 DEFAULT_JSON = config.REPO_ROOT / "reports" / "bench.json"
-
-
-# --------------------------------------------------------------------------------------------
-# the parse floor
+#: The one-row edit: (project, document_key of the works_registry.csv row, column, new value).
+REGISTRY_EDIT = ("agdt", "tlg0003.tlg001.perseus-grc1.1.tb.xml", "work", "History of the Peloponnesian War (edited)")
 
 
 def source_files(settings: config.Settings):
-    """The treebank files ingest reads (:func:`sphragis.ingest.load.discover`), or raise
-    FileNotFoundError naming the snapshot that is not unpacked."""
+    """The treebank files ingest reads (:func:`sphragis.ingest.load.discover`)."""
     from . import build
     from .ingest import load as ingest_load
 
@@ -71,611 +63,329 @@ def source_files(settings: config.Settings):
 
 
 def parse_floor(files) -> dict:
-    """Time the raw parse floor over ``files`` in this process (SPEC §13).
-
-    XML: ``lxml.etree.iterparse(path, events=("end",), tag="{*}word")`` over the whole file,
-    clearing each word; CoNLL-U: read, decode (UTF-8, BOM stripped) and ``split("\\n")``. A file
-    that is not well formed counts the words up to the error (ingest rejects the rest).
+    """Time the raw parse floor over ``files`` in this process (SPEC §13): lxml ``iterparse`` over
+    every ``word`` of each XML file (cleared), read + decode + ``split("\\n")`` of each CoNLL-U file.
 
     Returns:
-        ``{"seconds", "cpu_seconds", "xml_files", "xml_words", "conllu_files", "conllu_lines",
-        "bytes"}``.
+        ``{"seconds", "xml_words", "conllu_lines", "bytes"}``.
     """
     from lxml import etree
 
-    words = lines = n_xml = n_conllu = size = 0
-    w0, c0 = time.perf_counter(), time.process_time()
+    words = lines = size = 0
+    t0 = time.perf_counter()
     for f in files:
         size += f.abspath.stat().st_size
         if f.snapshot["format"] == "agdt_xml":
-            n_xml += 1
             try:
-                for _event, el in etree.iterparse(str(f.abspath), events=("end",), tag="{*}word", huge_tree=True):
+                for _ev, el in etree.iterparse(str(f.abspath), events=("end",), tag="{*}word", huge_tree=True):
                     words += 1
                     el.clear()
             except etree.XMLSyntaxError:
                 pass
         else:
-            n_conllu += 1
             lines += len(f.abspath.read_bytes().decode("utf-8-sig").split("\n"))
-    return {"seconds": time.perf_counter() - w0, "cpu_seconds": time.process_time() - c0,
-            "xml_files": n_xml, "xml_words": words, "conllu_files": n_conllu, "conllu_lines": lines,
-            "bytes": size}
+    return {"seconds": time.perf_counter() - t0, "xml_words": words, "conllu_lines": lines, "bytes": size}
 
 
-def warm_cache(files) -> None:
-    """Read every source file once so that the floor and the builds all run on a warm page cache."""
+def subset_tree(files, fraction: float, dest: Path) -> int:
+    """Make ``dest/<snapshot>/<path>`` symlinks to a deterministic ``fraction`` of ``files``: per
+    snapshot, the ``ceil(fraction · n)`` files with the smallest sha256 of their path. Returns the
+    bytes of the files chosen."""
+    by_snap: dict[str, list] = {}
     for f in files:
-        f.abspath.read_bytes()
+        by_snap.setdefault(f.snapshot["name"], []).append(f)
+    size = 0
+    for snap, fs in by_snap.items():
+        fs = sorted(fs, key=lambda f: hashlib.sha256(f.path.encode()).hexdigest())
+        for f in fs[:max(1, math.ceil(fraction * len(fs)))]:
+            link = dest / snap / f.path
+            link.parent.mkdir(parents=True, exist_ok=True)
+            link.symlink_to(f.abspath)
+            size += f.abspath.stat().st_size
+    return size
 
 
-# --------------------------------------------------------------------------------------------
-# process-tree memory sampling
+def edited_seeds(dest: Path) -> Path:
+    """A copy of ``sql/seeds`` in ``dest`` with :data:`REGISTRY_EDIT` applied to one row."""
+    import csv
+
+    shutil.copytree(config.SEEDS_DIR, dest)
+    path = dest / "works_registry.csv"
+    with path.open(encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    project, key, column, value = REGISTRY_EDIT
+    hits = [r for r in rows if (r["project"], r["document_key"]) == (project, key)]
+    if len(hits) != 1:
+        raise ValueError(f"{path}: expected one row for {project} | {key}, found {len(hits)}")
+    hits[0][column] = value
+    with path.open("w", encoding="utf-8", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]), lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
+    return dest
 
 
-_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+class Sampler:
+    """Samples the summed RSS of this process and its descendants (psutil) every ``interval``
+    seconds in a thread, keeping the peak per step (``step`` sets the current one)."""
+
+    def __init__(self, interval: float = 0.1):
+        self.proc, self.interval, self.current = psutil.Process(), interval, "start"
+        self.peaks: dict[str, int] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+        self._thread.start()
+
+    def sample(self) -> None:
+        rss = 0
+        for p in [self.proc, *self.proc.children(recursive=True)]:
+            try:
+                rss += p.memory_info().rss
+            except psutil.Error:
+                continue
+        self.peaks[self.current] = max(self.peaks.get(self.current, 0), rss)
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.interval):
+            self.sample()
+
+    def step(self, name: str) -> None:
+        self.sample()
+        self.current = name
+        self.sample()
+
+    def stop(self) -> dict[str, int]:
+        self._stop.set()
+        self._thread.join()
+        self.sample()
+        return self.peaks
 
 
-def _children(pid: int) -> list[int]:
-    out: list[int] = []
+def child_main(mode: str, report_path: Path, *, full: bool, seeds: str | None) -> int:
+    """A measured child: one build or one export, its timings and RSS peaks written to ``report_path``."""
+    from rich.console import Console
+
+    from . import build, runner
+    from .export import writer
+
+    sampler = Sampler()
+    data: dict = {"mode": mode, "ok": False}
+    t0 = time.perf_counter()
     try:
-        tids = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return out
-    for tid in tids:
-        try:
-            with open(f"/proc/{pid}/task/{tid}/children") as fh:
-                out.extend(int(x) for x in fh.read().split())
-        except OSError:
-            continue
+        if mode == "build":
+            project = runner.load_project(seeds_dir=Path(seeds)) if seeds else None
+            s = build.build(full=full, project=project, out=Console(stderr=True, quiet=True), on_step=sampler.step)
+            data["timings"] = s.timings
+            data["status"] = {k: sum(1 for v in s.status.values() if v[0] == k) for k in ("built", "reused")}
+            data["tests"] = s.tests
+            data["model_seconds"] = s.model_seconds
+        else:
+            sampler.step("export")
+            r = writer.export(config.settings(), full=full)
+            data["timings"], data["reuse"] = r.get("timings", {}), r.get("reuse", {})
+        data["ok"] = True
+    except Exception as exc:  # noqa: BLE001 - reported to the parent
+        data["error"] = f"{type(exc).__name__}: {exc}"
+    data["seconds"] = time.perf_counter() - t0
+    data["peak_rss_by_step"] = sampler.stop()
+    report_path.write_text(json.dumps(data, default=str), encoding="utf-8")
+    return 0 if data["ok"] else 1
+
+
+def run_child(mode: str, env: dict, work: Path, name: str, *flags: str) -> dict:
+    """Run one child (``mode`` build|export) with ``env``; its report plus the wall time."""
+    report = work / f"{name}-{mode}.json"
+    argv = [sys.executable, "-m", "sphragis.bench", "--child", mode, "--child-report", str(report), *flags]
+    t0 = time.perf_counter()
+    with open(work / f"{name}-{mode}.log", "wb") as log:
+        rc = subprocess.call(argv, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=str(config.REPO_ROOT))
+    wall = time.perf_counter() - t0
+    try:
+        out = json.loads(report.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        out = {"ok": False, "error": f"no report (exit {rc}); see {work / f'{name}-{mode}.log'}"}
+    return {**out, "wall_seconds": wall, "ok": out.get("ok", False) and rc == 0}
+
+
+def scenario(name: str, env: dict, work: Path, *, full: bool = False, seeds: Path | None = None) -> dict:
+    """A build then an export child; wall time, peak RSS and the steps of both."""
+    flags = (["--full"] if full else []) + (["--seeds", str(seeds)] if seeds else [])
+    _say(f"bench: {name} ...")
+    b = run_child("build", env, work, name, *flags)
+    e = run_child("export", env, work, name, *(["--full"] if full else [])) if b["ok"] else {"ok": False}
+    res = {"ok": b["ok"] and e["ok"], "build": b, "export": e,
+           "wall_seconds": b["wall_seconds"] + e.get("wall_seconds", 0.0),
+           "peak_rss_bytes": max([*b.get("peak_rss_by_step", {}).values(), *e.get("peak_rss_by_step", {}).values(), 0]),
+           "error": b.get("error") or e.get("error")}
+    _say(f"bench:   {name}: {'ok' if res['ok'] else 'FAILED: ' + str(res['error'])} in {res['wall_seconds']:.1f}s")
+    return res
+
+
+def steps_of(res: dict) -> dict[str, dict]:
+    """Per step: seconds and peak RSS (the RSS of the hook step that contains it)."""
+    b, e = res["build"], res.get("export") or {}
+    bt, et, bp, ep = b.get("timings", {}), e.get("timings", {}), b.get("peak_rss_by_step", {}), e.get("peak_rss_by_step", {})
+    out = {k: {"seconds": bt.get(k), "peak_rss_bytes": bp.get("ingest")} for k in ("parse", "load")}
+    out["models"] = {"seconds": bt.get("models"), "peak_rss_bytes": bp.get("models")}
+    out["model tests"] = {"seconds": bt.get("model tests"), "peak_rss_bytes": bp.get("models")}
+    for k in ("fetch units", "validation", "writing"):
+        out[k] = {"seconds": et.get(k), "peak_rss_bytes": ep.get("export")}
+    out["total"] = {"seconds": res["wall_seconds"], "peak_rss_bytes": res["peak_rss_bytes"]}
     return out
 
 
-def _tree(pid: int) -> list[int]:
-    """``pid`` and all its descendants (Linux ``/proc/<pid>/task/<tid>/children``)."""
-    seen, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        seen.append(p)
-        todo.extend(_children(p))
-    return seen
-
-
-def _rss_pss(pid: int) -> tuple[int, int]:
-    """(RSS, PSS) of one process in bytes; (0, 0) once it is gone."""
-    rss = pss = 0
-    try:
-        with open(f"/proc/{pid}/statm") as fh:
-            rss = int(fh.read().split()[1]) * _PAGE
-    except (OSError, ValueError, IndexError):
-        return 0, 0
-    try:
-        with open(f"/proc/{pid}/smaps_rollup") as fh:
-            for line in fh:
-                if line.startswith("Pss:"):
-                    pss = int(line.split()[1]) * 1024
-                    break
-    except (OSError, ValueError):
-        pss = rss
-    return rss, pss
-
-
-@dataclass
-class TreeSampler:
-    """Samples the summed RSS/PSS of a process tree in a background thread until stopped."""
-
-    pid: int
-    interval: float = 0.1
-    peak_rss: int = 0
-    peak_pss: int = 0
-    peak_processes: int = 0
-    samples: int = 0
-    _stop: threading.Event = field(default_factory=threading.Event)
-    _thread: threading.Thread | None = None
-
-    def sample(self) -> None:
-        pids = _tree(self.pid)
-        rss = pss = 0
-        for p in pids:
-            r, s = _rss_pss(p)
-            rss += r
-            pss += s
-        self.samples += 1
-        self.peak_rss = max(self.peak_rss, rss)
-        self.peak_pss = max(self.peak_pss, pss)
-        self.peak_processes = max(self.peak_processes, len(pids))
-
-    def _loop(self) -> None:
-        while not self._stop.is_set():
-            self.sample()
-            self._stop.wait(self.interval)
-
-    def start(self) -> TreeSampler:
-        self._thread = threading.Thread(target=self._loop, daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
-
-
-# --------------------------------------------------------------------------------------------
-# child processes
-
-
-@dataclass
-class ChildResult:
-    """One measured child process (a build, a rebuild or an export)."""
-
-    name: str
-    argv: list[str]
-    returncode: int
-    wall: float
-    cpu: float
-    peak_rss_tree: int
-    peak_pss_tree: int
-    max_process_rss: int
-    peak_processes: int
-    report: dict
-    log: str
-
-    @property
-    def ok(self) -> bool:
-        return self.returncode == 0 and bool(self.report.get("ok"))
-
-    def as_json(self) -> dict:
-        return {"returncode": self.returncode, "ok": self.ok, "wall_seconds": self.wall, "cpu_seconds": self.cpu,
-                "peak_rss_tree_bytes": self.peak_rss_tree, "peak_pss_tree_bytes": self.peak_pss_tree,
-                "max_process_rss_bytes": self.max_process_rss, "peak_processes": self.peak_processes,
-                "argv": self.argv, "log": self.log, **{k: v for k, v in self.report.items() if k != "ok"}}
-
-
-def run_child(name: str, mode: str, env: dict[str, str], workdir: Path, *, interval: float,
-              extra: list[str] | None = None) -> ChildResult:
-    """Run ``python -m sphragis.bench --child <mode>`` with ``env``, sampling its process tree.
-
-    The child's stdout/stderr go to ``<workdir>/<name>.log``; its step timings come back through
-    ``<workdir>/<name>.json`` (written as it goes, so a crash still leaves the steps done).
-    """
-    report_path = workdir / f"{name}.json"
-    log_path = workdir / f"{name}.log"
-    report_path.unlink(missing_ok=True)
-    argv = [sys.executable, "-m", "sphragis.bench", "--child", mode, "--child-report", str(report_path),
-            *(extra or [])]
-    with open(log_path, "wb") as log:
-        t0 = time.perf_counter()
-        proc = subprocess.Popen(argv, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=str(config.REPO_ROOT))
-        sampler = TreeSampler(proc.pid, interval).start()
-        try:
-            _pid, status, usage = os.wait4(proc.pid, 0)
-        finally:
-            sampler.stop()
-        wall = time.perf_counter() - t0
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    try:
-        report = json.loads(report_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        report = {"ok": False, "error": "the child wrote no report (crashed before its first step)"}
-    if proc.returncode != 0 and report.get("ok"):
-        report["ok"] = False
-    if proc.returncode < 0 and "error" not in report:
-        report["error"] = f"killed by signal {-proc.returncode}"
-    return ChildResult(name, argv[1:], proc.returncode, wall, usage.ru_utime + usage.ru_stime,
-                       sampler.peak_rss, sampler.peak_pss, usage.ru_maxrss * 1024, sampler.peak_processes,
-                       report, str(log_path))
-
-
-class _ChildReport:
-    """The JSON a child writes for the parent: updated after every step."""
-
-    def __init__(self, path: Path):
-        self.path = path
-        self.data: dict = {"ok": False, "step": "start", "timings": {}, "model_seconds": {}}
-
-    def step(self, name: str) -> None:
-        self.data["step"] = name
-        self.flush()
-
-    def flush(self) -> None:
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        tmp.write_text(json.dumps(self.data, indent=1, default=str), encoding="utf-8")
-        os.replace(tmp, self.path)
-
-
-def _child_build(report: _ChildReport, *, reingest: bool, workers: int | None) -> None:
-    """A build as ``sphragis build`` runs it, with timing hooks on ingest, models and data tests."""
-    from . import build, runner
-
-    timings = report.data["timings"]
-    orig_ingest, orig_models = build.ingest_into, build.run_models
-    orig_run, orig_tests = runner.run, runner.run_tests
-    captured: dict = {}
-
-    def ingest_into(con, settings, out, summary, **kw):
-        report.step("ingest")
-        captured["summary"] = summary
-        try:
-            return orig_ingest(con, settings, out, summary, **kw)
-        finally:
-            timings.update({k: summary.timings[k] for k in ("parse", "load") if k in summary.timings})
-            report.flush()
-
-    def run_models(con, out, summary, select=None):
-        report.step("models")
-        captured["summary"] = summary
-        t0 = time.perf_counter()
-        try:
-            return orig_models(con, out, summary, select)
-        finally:
-            timings["models_and_tests"] = time.perf_counter() - t0
-            report.flush()
-
-    def run(con, project=None, *, on_model=None, **kw):
-        def hook(name, secs, rows):
-            report.data["model_seconds"][name] = secs
-            report.data["step"] = f"models ({name} done)"
-            report.flush()
-            if on_model:
-                on_model(name, secs, rows)
-        return orig_run(con, project, on_model=hook, **kw)
-
-    def run_tests(con, project, only=None):
-        report.step("model data tests")
-        t0 = time.perf_counter()
-        try:
-            return orig_tests(con, project, only)
-        finally:
-            timings["model_tests"] = time.perf_counter() - t0
-            report.flush()
-
-    build.ingest_into, build.run_models = ingest_into, run_models
-    runner.run, runner.run_tests = run, run_tests
-    t0 = time.perf_counter()
-    summary = build.build(reingest=reingest, workers=workers)
-    report.step("swap")
-    timings["build_total"] = time.perf_counter() - t0
-    if "models_and_tests" in timings:
-        timings["models"] = timings["models_and_tests"] - timings.get("model_tests", 0.0)
-    report.data["ingest"] = summary.ingest
-    report.data["rows_out"] = sum(summary.models.values())
-
-
-def _child_export(report: _ChildReport) -> None:
-    """An export as ``sphragis export`` runs it, timing the SPEC §10 validation separately."""
-    from .export import writer
-
-    timings = report.data["timings"]
-    orig_validate = writer.validate_published_units
-
-    def validate(*args, **kwargs):
-        report.step("validation")
-        t0 = time.perf_counter()
-        try:
-            return orig_validate(*args, **kwargs)
-        finally:
-            timings["validation"] = time.perf_counter() - t0
-            report.step("export write")
-
-    writer.validate_published_units = validate
-    report.step("export")
-    t0 = time.perf_counter()
-    result = writer.export(config.settings())
-    timings["export_total"] = time.perf_counter() - t0
-    timings["export_write"] = timings["export_total"] - timings.get("validation", 0.0)
-    report.data["units_validated"] = result.get("units_validated")
-    report.data["configs"] = len(result.get("configs", {}))
-
-
-def child_main(mode: str, report_path: Path, workers: int | None) -> int:
-    """Entry point of a measured child (``--child build|rebuild|export``)."""
-    report = _ChildReport(report_path)
-    report.flush()
-    try:
-        if mode == "build":
-            _child_build(report, reingest=True, workers=workers)
-        elif mode == "rebuild":
-            _child_build(report, reingest=False, workers=workers)
-        elif mode == "export":
-            _child_export(report)
-        else:
-            raise ValueError(f"unknown child mode {mode!r}")
-    except BaseException as exc:  # noqa: BLE001 - reported to the parent, then re-raised
-        report.data["error"] = f"{type(exc).__name__}: {exc}"
-        report.data["failed_step"] = report.data["step"]
-        report.flush()
-        print(f"sphragis bench ({mode}): step {report.data['step']!r} failed: {exc}", file=sys.stderr)
-        return 1
-    report.data["ok"] = True
-    report.step("done")
-    return 0
-
-
-# --------------------------------------------------------------------------------------------
-# the run
-
-
-def _env(settings: config.Settings, warehouse: Path, out: Path) -> dict[str, str]:
-    env = dict(os.environ)
-    env.update({"SPHRAGIS_DATA": str(settings.data), "SPHRAGIS_WAREHOUSE": str(warehouse), "SPHRAGIS_OUT": str(out)})
-    env.setdefault("PYTHONUNBUFFERED", "1")
-    return env
+def growth_exponent(sizes: list[float], seconds: list[float | None]) -> float | None:
+    """Least-squares slope of log(seconds) on log(size): ``b`` in ``seconds ≈ a · size^b``."""
+    pts = [(math.log(s), math.log(t)) for s, t in zip(sizes, seconds) if t and t > 0]
+    if len(pts) < 2:
+        return None
+    mx, my = sum(x for x, _ in pts) / len(pts), sum(y for _, y in pts) / len(pts)
+    var = sum((x - mx) ** 2 for x, _ in pts)
+    return sum((x - mx) * (y - my) for x, y in pts) / var if var else None
 
 
 def _say(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
-def _ensure_sources(settings: config.Settings, env: dict[str, str], workdir: Path) -> tuple[list, dict]:
-    """The source files, running ``sphragis fetch`` (timed, reported apart) if they are not unpacked."""
-    try:
-        return source_files(settings), {"ran": False, "seconds": None,
-                                        "note": f"sources already unpacked in {settings.data}"}
-    except FileNotFoundError as exc:
-        _say(f"bench: sources not unpacked ({exc}); running `sphragis fetch` first (not part of the build time)")
-    t0 = time.perf_counter()
-    log = workdir / "fetch.log"
-    with open(log, "wb") as fh:
-        rc = subprocess.call([sys.executable, "-m", "sphragis.cli", "fetch", "--quiet"], env=env, stdout=fh,
-                             stderr=subprocess.STDOUT, cwd=str(config.REPO_ROOT))
-    fetch = {"ran": True, "seconds": time.perf_counter() - t0, "returncode": rc, "log": str(log)}
-    if rc != 0:
-        raise RuntimeError(f"`sphragis fetch` failed (exit {rc}): {_tail(log)}")
-    return source_files(settings), fetch
+def _env(data: Path, work: Path, tag: str) -> dict:
+    return {**os.environ, "SPHRAGIS_DATA": str(data), "SPHRAGIS_WAREHOUSE": str(work / f"{tag}.duckdb"),
+            "SPHRAGIS_OUT": str(work / f"{tag}-out"), "PYTHONUNBUFFERED": "1"}
 
 
-def _tail(path: Path | str, n: int = 3) -> str:
-    try:
-        lines = Path(path).read_text(encoding="utf-8", errors="replace").strip().splitlines()
-    except OSError:
-        return ""
-    return " | ".join(lines[-n:])
-
-
-def _pair(build: ChildResult, export: ChildResult | None) -> dict:
-    """Combined figures of a build child and the export child after it."""
-    children = [c for c in (build, export) if c is not None]
-    failed = next((c for c in children if not c.ok), None)
-    out = {
-        "ok": failed is None and export is not None,
-        "wall_seconds": sum(c.wall for c in children),
-        "cpu_seconds": sum(c.cpu for c in children),
-        "peak_rss_tree_bytes": max(c.peak_rss_tree for c in children),
-        "peak_pss_tree_bytes": max(c.peak_pss_tree for c in children),
-        "max_process_rss_bytes": max(c.max_process_rss for c in children),
-        "build": build.as_json(),
-        "export": export.as_json() if export is not None else None,
-    }
-    if failed is not None:
-        out["failed"] = {"child": failed.name, "step": failed.report.get("failed_step", failed.report.get("step")),
-                         "error": failed.report.get("error") or _tail(failed.log)}
-    elif export is None:
-        out["failed"] = {"child": "export", "step": "not run", "error": "export skipped"}
-    return out
-
-
-def _steps(full: dict) -> dict:
-    """Each step of the full build with seconds and share of the full build's wall time."""
-    b = (full["build"] or {}).get("timings", {})
-    e = ((full.get("export") or {}) or {}).get("timings", {})
-    steps = {
-        "parse": b.get("parse"),
-        "load": b.get("load"),
-        "models": b.get("models"),
-        "model_tests": b.get("model_tests"),
-        "validation": e.get("validation"),
-        "export_write": e.get("export_write"),
-    }
-    measured = sum(v for v in steps.values() if v is not None)
-    steps["other"] = max(0.0, full["wall_seconds"] - measured)  # interpreter start-up, imports, swap, checkpoint
-    total = full["wall_seconds"] or float("nan")
-    return {k: {"seconds": v, "share": (v / total if v is not None else None)} for k, v in steps.items()}
-
-
-def run_bench(*, json_path: Path = DEFAULT_JSON, workdir: Path | None = None, keep: bool = False,
-              workers: int | None = None, interval: float = 0.1, rebuild: bool = True) -> dict:
-    """Run the whole benchmark (module docstring) and write ``json_path``; returns the report."""
+def run_bench(json_path: Path = DEFAULT_JSON, workdir: Path | None = None, keep: bool = False,
+              growth: bool = True) -> dict:
+    """Run every measurement of the module docstring; write and return the report."""
     settings = config.settings()
-    own_tmp = workdir is None
-    work = Path(tempfile.mkdtemp(prefix="sphragis-bench-")) if own_tmp else Path(workdir)
+    work = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="sphragis-bench-"))
     work.mkdir(parents=True, exist_ok=True)
-    warehouse, out = work / "warehouse.duckdb", work / "sphragis"
-    env = _env(settings, warehouse, out)
-    extra = ["--workers", str(workers)] if workers else []
-    report: dict = {
-        "spec": "SPEC §13", "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version(),
-                    "mem_total_bytes": _mem_total(), "loadavg_start": list(os.getloadavg())},
-        "paths": {"data": str(settings.data), "workdir": str(work), "warehouse": str(warehouse), "out": str(out)},
-        "targets": TARGETS,
-    }
+    report: dict = {"spec": "SPEC §13", "cpus": os.cpu_count(), "loadavg_start": os.getloadavg()[0],
+                    "targets": TARGETS, "workdir": str(work)}
     try:
-        files, report["fetch"] = _ensure_sources(settings, env, work)
-        _say(f"bench: {len(files)} source files in {settings.data}; warming the page cache")
-        warm_cache(files)
-        floor1 = parse_floor(files)
-        _say(f"bench: parse floor {floor1['seconds']:.2f}s ({floor1['xml_words']:,} XML words, "
-             f"{floor1['conllu_lines']:,} CoNLL-U lines)")
-
-        _say("bench: full build (sphragis build) ...")
-        b = run_child("build", "build", env, work, interval=interval, extra=extra)
-        _say(f"bench:   build {'ok' if b.ok else 'FAILED'} in {b.wall:.1f}s")
-        e = None
-        if b.ok:
-            _say("bench: export (sphragis export) ...")
-            e = run_child("export", "export", env, work, interval=interval)
-            _say(f"bench:   export {'ok' if e.ok else 'FAILED'} in {e.wall:.1f}s")
-        full = _pair(b, e)
-        report["full_build"] = full
-
-        if rebuild and b.ok:
-            _say("bench: rebuild without re-ingest (sphragis build --models-only) ...")
-            rb = run_child("rebuild", "rebuild", env, work, interval=interval, extra=extra)
-            _say(f"bench:   rebuild {'ok' if rb.ok else 'FAILED'} in {rb.wall:.1f}s")
-            re_ = None
-            if rb.ok:
-                re_ = run_child("rebuild-export", "export", env, work, interval=interval)
-                _say(f"bench:   export {'ok' if re_.ok else 'FAILED'} in {re_.wall:.1f}s")
-            report["rebuild"] = _pair(rb, re_)
-        else:
-            report["rebuild"] = {"ok": False, "skipped": "the full build failed, so there is no warehouse to rebuild"
-                                 if not b.ok else "--no-rebuild"}
-
-        floor2 = parse_floor(files)
-        report["floor"] = {**min(floor1, floor2, key=lambda f: f["seconds"]),
-                           "runs_seconds": [floor1["seconds"], floor2["seconds"]]}
-        report["steps"] = _steps(full)
+        files = source_files(settings)
+        for f in files:  # warm the page cache
+            f.abspath.read_bytes()
+        floors = [parse_floor(files)]
+        _say(f"bench: parse floor {floors[0]['seconds']:.2f}s over {len(files)} files")
+        env = _env(settings.data, work, "w100")
+        runs = {"full": scenario("full build", env, work, full=True)}
+        runs["no_change"] = scenario("no-change rebuild", env, work)
+        runs["edit"] = scenario("one-row works_registry.csv edit", env, work, seeds=edited_seeds(work / "seeds"))
+        total_bytes = sum(f.abspath.stat().st_size for f in files)
+        sizes = {1.0: (total_bytes, runs["full"])}
+        if growth:
+            for frac in SIZES[:-1]:
+                tag = f"w{int(frac * 100)}"
+                size = subset_tree(files, frac, work / f"data-{tag}")
+                sizes[frac] = (size, scenario(f"{int(frac * 100)}% build", _env(work / f"data-{tag}", work, tag),
+                                              work, full=True))
+        floors.append(parse_floor(files))
+        report["floor"] = min(floors, key=lambda f: f["seconds"])
+        report["runs"] = runs
+        report["growth"] = _growth(sizes)
         report["figures"] = _figures(report)
     finally:
-        report["machine"]["loadavg_end"] = list(os.getloadavg())
+        report["loadavg_end"] = os.getloadavg()[0]
         json_path.parent.mkdir(parents=True, exist_ok=True)
-        json_path.write_text(json.dumps(report, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
-        if own_tmp and not keep:
+        json_path.write_text(json.dumps(report, indent=1, default=str) + "\n", encoding="utf-8")
+        if not workdir and not keep:
             shutil.rmtree(work, ignore_errors=True)
     return report
 
 
-def _mem_total() -> int | None:
-    try:
-        with open("/proc/meminfo") as fh:
-            for line in fh:
-                if line.startswith("MemTotal:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return None
+def _growth(sizes: dict) -> dict:
+    fracs = sorted(sizes)
+    table = {f: {"bytes": sizes[f][0], "ok": sizes[f][1]["ok"], "steps": steps_of(sizes[f][1])} for f in fracs}
+    names = list(table[fracs[-1]]["steps"])
+    return {"sizes": table, "exponent": {n: growth_exponent([table[f]["bytes"] for f in fracs],
+                                                           [table[f]["steps"][n]["seconds"] for f in fracs])
+                                         for n in names}}
 
 
 def _figures(report: dict) -> dict:
-    full, rb, floor = report["full_build"], report.get("rebuild") or {}, report["floor"]["seconds"]
-    ingest = sum((full["build"].get("timings") or {}).get(k) or 0.0 for k in ("parse", "load"))
-    fig = {
-        "floor_seconds": floor,
-        "full_build_seconds": full["wall_seconds"] if full["ok"] else None,
-        "ratio": full["wall_seconds"] / floor if full["ok"] and floor else None,
-        "ingest_ratio": ingest / floor if ingest and floor else None,
-        "peak_rss_bytes": full["peak_rss_tree_bytes"],
-        "peak_pss_bytes": full["peak_pss_tree_bytes"],
-        "max_process_rss_bytes": full["max_process_rss_bytes"],
-        "rebuild_seconds": rb.get("wall_seconds") if rb.get("ok") else None,
-        "rebuild_share": rb["wall_seconds"] / full["wall_seconds"] if rb.get("ok") and full["ok"] else None,
-    }
-    if rb.get("peak_rss_tree_bytes"):
-        fig["peak_rss_bytes"] = max(fig["peak_rss_bytes"], rb["peak_rss_tree_bytes"])
-        fig["peak_pss_bytes"] = max(fig["peak_pss_bytes"], rb["peak_pss_tree_bytes"])
-    fig["met"] = {
-        "ratio": None if fig["ratio"] is None else fig["ratio"] <= TARGETS["ratio"],
-        "peak_rss": fig["peak_rss_bytes"] <= TARGETS["peak_rss_bytes"],
-        "rebuild_share": None if fig["rebuild_share"] is None else fig["rebuild_share"] <= TARGETS["rebuild_share"],
-    }
-    return fig
+    runs, floor = report["runs"], report["floor"]["seconds"]
+    full = runs["full"]["wall_seconds"] if runs["full"]["ok"] else None
+    share = {k: runs[k]["wall_seconds"] / full if full and runs[k]["ok"] else None for k in ("no_change", "edit")}
+    peak = max(r["peak_rss_bytes"] for r in runs.values())
+    return {"floor_seconds": floor, "full_seconds": full, "ratio": full / floor if full else None,
+            "no_change_share": share["no_change"], "edit_share": share["edit"], "peak_rss_bytes": peak,
+            "met": {"ratio": full is not None and full / floor <= TARGETS["ratio"],
+                    "peak_rss": peak <= TARGETS["peak_rss_bytes"],
+                    "no_change_share": share["no_change"] is not None and share["no_change"] <= TARGETS["no_change_share"],
+                    "edit_share": share["edit"] is not None and share["edit"] <= TARGETS["edit_share"]}}
 
 
-def print_report(report: dict, json_path: Path) -> None:
-    """Human-readable summary of :func:`run_bench`'s report."""
-    from rich.console import Console
-    from rich.table import Table
-
-    con = Console(stderr=False, highlight=False)
-    fig, full, floor = report.get("figures", {}), report.get("full_build", {}), report.get("floor", {})
-
-    def gib(n):
-        return f"{n / GIB:.2f} GiB" if n is not None else "n/a"
+def print_report(report: dict) -> None:
+    """The figures, the runs and the growth table, on stdout."""
+    fig, runs = report.get("figures", {}), report.get("runs", {})
 
     def secs(v):
-        return f"{v:.2f}s" if v is not None else "n/a"
+        return f"{v:7.2f}s" if v is not None else "    n/a"
 
-    def verdict(ok):
-        return "n/a" if ok is None else ("met" if ok else "MISSED")
+    def gib(v):
+        return f"{v / GIB:.2f} GiB" if v else "n/a"
 
-    con.print(f"parse floor: {secs(floor.get('seconds'))} (runs {', '.join(secs(x) for x in floor.get('runs_seconds', []))}; "
-              f"{floor.get('xml_files', 0)} XML files / {floor.get('xml_words', 0):,} words, "
-              f"{floor.get('conllu_files', 0)} CoNLL-U files / {floor.get('conllu_lines', 0):,} lines, "
-              f"{floor.get('bytes', 0) / 1e6:.0f} MB)")
-    fetch = report.get("fetch", {})
-    con.print("fetch: " + (f"ran separately, {secs(fetch.get('seconds'))}" if fetch.get("ran") else "not needed"))
-    if not full.get("ok"):
-        f = full.get("failed", {})
-        con.print(f"[bold red]full build FAILED[/] in {f.get('child')} at step {f.get('step')!r}: {f.get('error')}")
-    t = Table(title="SPEC §13 figures")
-    for c in ("figure", "value", "target", "verdict"):
-        t.add_column(c)
-    met = fig.get("met", {})
-    ratio = fig.get("ratio")
-    t.add_row("full build / floor", f"{ratio:.2f}" if ratio is not None else "n/a",
-              f"≤ {TARGETS['ratio']}", verdict(met.get("ratio")))
-    t.add_row("  (full build time)", secs(fig.get("full_build_seconds")), "", "")
-    ir = fig.get("ingest_ratio")
-    t.add_row("  (ingest only / floor)", f"{ir:.2f}" if ir is not None else "n/a", "", "")
-    t.add_row("peak RSS (process tree)", gib(fig.get("peak_rss_bytes")), "≤ 2 GiB", verdict(met.get("peak_rss")))
-    t.add_row("  (peak PSS / largest process)", f"{gib(fig.get('peak_pss_bytes'))} / {gib(fig.get('max_process_rss_bytes'))}",
-              "", "")
-    share = fig.get("rebuild_share")
-    t.add_row("rebuild / full build", f"{share:.0%}" if share is not None else "n/a",
-              f"≤ {TARGETS['rebuild_share']:.0%}", verdict(met.get("rebuild_share")))
-    t.add_row("  (rebuild time)", secs(fig.get("rebuild_seconds")), "", "")
-    con.print(t)
-    s = Table(title="full build steps")
-    for c in ("step", "seconds", "share"):
-        s.add_column(c, justify="left" if c == "step" else "right")
-    for name, v in report.get("steps", {}).items():
-        s.add_row(name, secs(v["seconds"]), f"{v['share']:.0%}" if v["share"] is not None else "n/a")
-    con.print(s)
-    models = (full.get("build") or {}).get("model_seconds") or {}
-    if models:
-        top = sorted(models.items(), key=lambda kv: -kv[1])[:8]
-        con.print("slowest models: " + ", ".join(f"{m} {v:.1f}s" for m, v in top))
-    la = report.get("machine", {})
-    con.print(f"load average at start/end: {la.get('loadavg_start', [0])[0]:.1f} / {la.get('loadavg_end', [0])[0]:.1f} "
-              f"on {la.get('cpus')} CPUs; figures written to {json_path}")
+    def ok(k):
+        return "met" if fig.get("met", {}).get(k) else "MISSED"
 
-
-# --------------------------------------------------------------------------------------------
-# command line
+    print(f"parse floor               {secs(fig.get('floor_seconds'))}")
+    print(f"full build (to exports)   {secs(fig.get('full_seconds'))}   ratio "
+          f"{fig.get('ratio') or float('nan'):.1f} (target <= {TARGETS['ratio']:g}, SPEC goal {TARGETS['spec_ratio']:g}): {ok('ratio')}")
+    for k, label in (("no_change", "no-change rebuild"), ("edit", "one-row registry edit")):
+        r, sh = runs.get(k, {}), fig.get(f"{k}_share")
+        print(f"{label:<26}{secs(r.get('wall_seconds'))}   share {f'{sh:.1%}' if sh is not None else 'n/a'} "
+              f"(target <= {TARGETS[k + '_share']:.0%}): {ok(k + '_share')}"
+              + (f"   FAILED: {r.get('error')}" if r and not r.get("ok") else ""))
+        b = r.get("build", {})
+        print(f"    models built/reused {b.get('status')}, tests run/skipped {b.get('tests')}, "
+              f"export {(r.get('export') or {}).get('reuse')}")
+    print(f"peak RSS (process tree)   {gib(fig.get('peak_rss_bytes'))} (target <= 2 GiB): {ok('peak_rss')}")
+    g = report.get("growth", {})
+    if g:
+        fracs = sorted(g["sizes"])
+        print("\nsteps per corpus size (seconds / peak RSS of the step) and fitted exponent b (time ~ size^b):")
+        head = "".join(f"{int(f * 100)}% ({g['sizes'][f]['bytes'] / 1e6:.0f} MB)".rjust(22) for f in fracs)
+        print(f"{'step':<13}{head}{'b':>7}")
+        for step, b in g["exponent"].items():
+            cells = "".join(f"{secs(g['sizes'][f]['steps'][step]['seconds'])} / {gib(g['sizes'][f]['steps'][step]['peak_rss_bytes']):>8}"
+                            .rjust(22) for f in fracs)
+            print(f"{step:<13}{cells}{f'{b:7.2f}' if b is not None else '    n/a'}")
+    print(f"\nload average {report.get('loadavg_start', 0):.1f} -> {report.get('loadavg_end', 0):.1f} on "
+          f"{report.get('cpus')} CPUs (timings are noisy on a shared machine; compare figures of one run)")
 
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--json", default=str(DEFAULT_JSON), metavar="PATH",
-                   help=f"where to write the figures (default {DEFAULT_JSON.relative_to(config.REPO_ROOT)})")
-    p.add_argument("--workdir", metavar="DIR", help="build into DIR (kept) instead of a temporary directory")
-    p.add_argument("--keep", action="store_true", help="keep the temporary warehouse, export and child logs")
-    p.add_argument("--workers", type=int, default=None, help="ingest processes (default: CPU count)")
-    p.add_argument("--interval", type=float, default=0.1, help="memory sampling interval in seconds (default 0.1)")
-    p.add_argument("--no-rebuild", action="store_true", help="skip the rebuild measurement")
-    p.add_argument("--child", choices=("build", "rebuild", "export"), help=argparse.SUPPRESS)
+    p.add_argument("--json", default=str(DEFAULT_JSON), metavar="PATH", help="where to write the figures")
+    p.add_argument("--workdir", metavar="DIR", help="work in DIR (kept) instead of a temporary directory")
+    p.add_argument("--keep", action="store_true", help="keep the temporary directory")
+    p.add_argument("--no-growth", action="store_true", help="skip the 25%% and 50%% builds")
+    p.add_argument("--child", choices=("build", "export"), help=argparse.SUPPRESS)
     p.add_argument("--child-report", help=argparse.SUPPRESS)
+    p.add_argument("--full", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--seeds", help=argparse.SUPPRESS)
 
 
 def _run(args: argparse.Namespace) -> int:
     if args.child:
-        return child_main(args.child, Path(args.child_report), args.workers)
-    json_path = Path(args.json)
-    report = run_bench(json_path=json_path, workdir=Path(args.workdir) if args.workdir else None, keep=args.keep,
-                       workers=args.workers, interval=args.interval, rebuild=not args.no_rebuild)
-    print_report(report, json_path)
-    return 0 if report.get("full_build", {}).get("ok") and (args.no_rebuild or report.get("rebuild", {}).get("ok")) else 1
+        return child_main(args.child, Path(args.child_report), full=args.full, seeds=args.seeds)
+    report = run_bench(Path(args.json), Path(args.workdir) if args.workdir else None, args.keep, not args.no_growth)
+    print_report(report)
+    return 0 if all(r["ok"] for r in report.get("runs", {}).values()) else 1
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``bench`` to the ``sphragis`` CLI (see :mod:`sphragis.cli`)."""
-    p = subparsers.add_parser(
-        "bench", help="full build / raw-parse floor ratio, peak RSS and rebuild share (SPEC §13)",
-        description=DESCRIPTION)
+    p = subparsers.add_parser("bench", help="SPEC §13 figures: floor ratio, rebuild shares, RSS, growth",
+                              description=DESCRIPTION)
     _add_arguments(p)
     p.set_defaults(func=_run)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m sphragis.bench [--json PATH] [--workdir DIR] [--keep] [--workers N]``."""
+    """``python -m sphragis.bench [--json PATH] [--workdir DIR] [--keep] [--no-growth]``."""
     p = argparse.ArgumentParser(prog="python -m sphragis.bench", description=DESCRIPTION)
     _add_arguments(p)
-    args = p.parse_args(argv)
-    try:
-        return _run(args)
-    except (OSError, RuntimeError, ValueError) as exc:
-        print(f"sphragis bench: error: {exc}", file=sys.stderr)
-        return 1
+    return _run(p.parse_args(argv))
 
 
 if __name__ == "__main__":

@@ -13,11 +13,13 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import glob
+import hashlib
 import json
 import os
 import shutil
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,6 +51,10 @@ class BuildSummary:
     model_seconds: dict = field(default_factory=dict)  # model -> seconds
     timings: dict = field(default_factory=dict)     # step -> seconds
     rejects: list = field(default_factory=list)     # first rejects as (path, line, reason)
+    status: dict = field(default_factory=dict)      # model -> (built | reused | kept, reason)
+    tests: tuple = (0, 0)                           # data/SQL tests (run, skipped as unchanged)
+    ingest_reused: bool = False                     # raw tables taken from the previous warehouse
+    manifest: dict = field(default_factory=dict)    # runner.manifest() of the new warehouse
 
 
 def console() -> Console:
@@ -138,40 +144,102 @@ def ingest_into(con: duckdb.DuckDBPyConnection, settings: config.Settings, out: 
     summary.timings["load"] = t1 - (parsed_at[0] if parsed_at else t1)
 
 
+def manifest_path(warehouse: Path) -> Path:
+    """Where a build writes the manifest of the warehouse it made: ``<warehouse>.manifest.json``
+    (default ``warehouse.duckdb.manifest.json``; format: :func:`sphragis.runner.manifest`)."""
+    return warehouse.with_name(warehouse.name + ".manifest.json")
+
+
+def ingest_fingerprint(files) -> str:
+    """Content hash of the raw layer a build would ingest: sha256 over every source file's (snapshot,
+    path, sha256 of its bytes) and over the ingest code (``ingest/*.py``, ``sql/ddl/raw.sql``) and
+    the pin list. Equal fingerprints mean equal raw tables (ingest is deterministic, SPEC §9)."""
+    from .ingest import load as ingest_load
+
+    h = hashlib.sha256()
+    code = sorted(Path(ingest_load.__file__).parent.glob("*.py")) + [config.SQL_DIR / "ddl" / "raw.sql",
+                                                                      config.SOURCES_FILE]
+    for p in code:
+        h.update(p.name.encode() + b"\0" + p.read_bytes())
+    for f in files:
+        with open(f.abspath, "rb") as fh:
+            digest = hashlib.file_digest(fh, "sha256").hexdigest()
+        h.update(f"{f.snapshot['name']}\0{f.path}\0{digest}\n".encode())
+    return h.hexdigest()
+
+
+RAW_TABLES = ("raw_files", "raw_sentences", "raw_tokens", "ingest_rejects")
+
+
 def run_models(con: duckdb.DuckDBPyConnection, out: Console, summary: BuildSummary,
-               select: list[str] | None = None, variables: dict | None = None) -> None:
-    """Build the SQL models (all, or ``select`` and their ancestors) and run their data tests.
+               select: list[str] | None = None, variables: dict | None = None, *, full: bool = False,
+               source_fingerprints: dict | None = None, previous: dict | None = None,
+               project: runner.Project | None = None) -> runner.RunReport:
+    """Build the SQL models (reusing unchanged ones; ``select``: dbt-style selectors) with their tests.
 
     ``variables`` override the runner's build variables (e.g. ``registry_profile``).
     """
-    project = runner.load_project()
+    project = project or runner.load_project()
     t0 = time.perf_counter()
-    n = len(project.ancestors(select)) if select else len(project.models)
     with _progress(out) as prog:
-        task = prog.add_task("build models", total=n)
+        task = prog.add_task("build models", total=len(project.models))
 
         def on_model(name, secs, rows):
-            summary.models[name] = rows
             summary.model_seconds[name] = secs
             prog.update(task, advance=1, description=f"build models ({name})")
 
-        runner.run(con, project, on_model=on_model, select=select, variables=variables)
-    summary.timings["models"] = time.perf_counter() - t0
+        report = runner.execute(con, project, on_model=on_model, select=select, full=full, variables=variables,
+                                source_fingerprints=source_fingerprints, previous=previous)
+    summary.models = {k: v for k, v in report.rows.items()}
+    summary.status = report.status
+    summary.timings["models"] = time.perf_counter() - t0 - report.test_seconds
+    summary.timings["model tests"] = report.test_seconds
+    summary.tests = (report.tests_run, report.tests_skipped)
+    summary.manifest = report.manifest
+    return report
+
+
+def _previous_state(target: Path) -> tuple[dict, dict]:
+    """(manifest, ingest summary) of the current warehouse, or ({}, {})."""
+    if not target.exists():
+        return {}, {}
+    try:
+        con = duckdb.connect(str(target), read_only=True)
+    except duckdb.Error:
+        return {}, {}
+    try:
+        man = runner.read_manifest(con)
+        log = con.execute("select summary from build_log").fetchone() if con.execute(
+            "select 1 from duckdb_tables() where table_name = 'build_log'").fetchall() else None
+        return man, (json.loads(log[0]).get("ingest", {}) if log else {})
+    finally:
+        con.close()
 
 
 def build(settings: config.Settings | None = None, *, reingest: bool = True, workers: int | None = None,
-          out: Console | None = None, select: list[str] | None = None) -> BuildSummary:
-    """Build the warehouse atomically.
+          out: Console | None = None, select: list[str] | None = None, full: bool = False,
+          project: runner.Project | None = None, on_step: Callable[[str], None] | None = None) -> BuildSummary:
+    """Build the warehouse atomically, reusing what has not changed.
+
+    The raw layer is re-ingested only when its fingerprint (:func:`ingest_fingerprint`) differs from
+    the current warehouse's; each model is rebuilt only when its fingerprint differs
+    (:mod:`sphragis.runner`). Unchanged work is reused by copying the current warehouse to the new
+    file first; after a re-ingest the new file starts empty (so it stays compact). Either way the new
+    file replaces the old one only on success, and the manifest is written to :func:`manifest_path`.
 
     Args:
         settings: paths (default from the environment).
-        reingest: parse the sources again (True) or reuse the raw tables of the current
-            warehouse and rebuild only the models (False; SPEC §13 "rebuild without re-ingest").
+        reingest: check the sources and re-ingest if they changed (True), or take the raw tables of
+            the current warehouse as they are (False; ``--models-only``).
         workers: ingest process-pool size (default: CPU count).
-        select: build only these models and their ancestors (development aid).
+        select: dbt-style selectors of the models to build (:func:`sphragis.runner.select_models`).
+        full: re-ingest and rebuild everything, ignoring fingerprints (``--full``).
+        project: the models, seeds and tests to build (default :func:`sphragis.runner.load_project`).
+        on_step: called with the name of each step as it starts (``check sources``, ``copy
+            warehouse``, ``ingest``, ``models``, ``swap``); their times end up in ``summary.timings``.
 
     Returns:
-        BuildSummary.
+        BuildSummary (``status`` says per model built/reused/kept and why).
 
     Raises:
         BuildLocked: another build is running.
@@ -184,24 +252,46 @@ def build(settings: config.Settings | None = None, *, reingest: bool = True, wor
     target = settings.warehouse
     target.parent.mkdir(parents=True, exist_ok=True)
     summary = BuildSummary()
+    step = on_step or (lambda _name: None)
     with build_lock(target):
         remove_stale_builds(target)
         tmp = target.with_name(f"{target.name}.building-{os.getpid()}")
+        prev, prev_ingest = _previous_state(target)
+        prev_sources = {k: v.get("fingerprint") for k, v in prev.get("sources", {}).items() if v.get("fingerprint")}
         try:
-            if not reingest:
+            t0 = time.perf_counter()
+            if reingest:
+                step("check sources")
+                files = _discover(settings)
+                fp = ingest_fingerprint(files)
+                summary.timings["check sources"] = time.perf_counter() - t0
+                do_ingest = full or prev_sources.get("raw.raw_tokens") != fp
+            else:
                 if not target.exists():
                     raise FileNotFoundError(f"no warehouse at {target} to rebuild from; run a full build first")
+                fp, do_ingest = prev_sources.get("raw.raw_tokens"), False
+            if not do_ingest:
+                step("copy warehouse")
+                t0 = time.perf_counter()
                 shutil.copyfile(target, tmp)
+                summary.timings["copy warehouse"] = time.perf_counter() - t0
+                summary.ingest, summary.ingest_reused = prev_ingest, True
             con = duckdb.connect(str(tmp))
             con.execute("set enable_progress_bar = false")  # our own progress bars report models
             con.execute(f"set memory_limit = '{MEMORY_LIMIT}'")
             try:
-                if reingest:
+                if do_ingest:
+                    step("ingest")
                     ingest_into(con, settings, out, summary, workers=workers)
+                step("models")
                 pins.load_missing_files(con, settings)  # source table of mart_seed_reconciliation
-                run_models(con, out, summary, select, {"registry_profile": settings.registry_profile})
+                run_models(con, out, summary, select, {"registry_profile": settings.registry_profile}, full=full,
+                           source_fingerprints={f"raw.{t}": fp for t in RAW_TABLES} if fp else None,
+                           previous=prev if do_ingest and not full else None, project=project)
                 con.execute("create or replace table build_log as select ?::json as summary",
                             [json.dumps({"ingest": summary.ingest, "models": summary.models}, sort_keys=True)])
+                step("swap")
+                t0 = time.perf_counter()
                 con.execute("checkpoint")
             finally:
                 con.close()
@@ -209,10 +299,24 @@ def build(settings: config.Settings | None = None, *, reingest: bool = True, wor
             # replay it.
             Path(str(target) + ".wal").unlink(missing_ok=True)
             os.replace(tmp, target)
+            _write_json(manifest_path(target), summary.manifest)
+            summary.timings["swap"] = time.perf_counter() - t0
         finally:
             tmp.unlink(missing_ok=True)
             Path(str(tmp) + ".wal").unlink(missing_ok=True)
     return summary
+
+
+def _discover(settings: config.Settings):
+    from .ingest import load as ingest_load
+
+    return ingest_load.discover(snapshot_roots(settings), config.snapshots())
+
+
+def _write_json(path: Path, obj: dict) -> None:
+    tmp = path.with_name(path.name + f".tmp-{os.getpid()}")
+    tmp.write_text(json.dumps(obj, ensure_ascii=False, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
 
 
 def print_summary(summary: BuildSummary, out: Console | None = None) -> None:
@@ -236,8 +340,22 @@ def print_summary(summary: BuildSummary, out: Console | None = None) -> None:
         t = Table(title="models: rows out")
         t.add_column("model")
         t.add_column("rows", justify="right")
+        t.add_column("status")
         for m, n in summary.models.items():
             if not m.startswith("stg_"):
-                t.add_row(m, f"{n:,}")
+                st = summary.status.get(m, ("built", ""))
+                t.add_row(m, f"{n:,}" if n is not None else "view", f"{st[0]} ({st[1]})" if st[0] == "built" else st[0])
         out.print(t)
+    if summary.status:
+        by = {k: sorted(m for m, s in summary.status.items() if s[0] == k) for k in ("built", "reused", "kept")}
+        out.print(f"raw layer: {'reused (sources unchanged)' if summary.ingest_reused else 're-ingested'}; "
+                  f"models: {len(by['built'])} built, {len(by['reused'])} reused (fingerprint unchanged), "
+                  f"{len(by['kept'])} kept (not selected); tests: {summary.tests[0]} run, "
+                  f"{summary.tests[1]} skipped (unchanged, passed before)")
+        reasons: dict[str, list[str]] = {}
+        for m in by["built"]:
+            reasons.setdefault(summary.status[m][1], []).append(m)
+        for why, names in sorted(reasons.items()):
+            shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+            out.print(f"  built ({why}): {shown}", markup=False)
     out.print("time: " + ", ".join(f"{k} {v:.1f}s" for k, v in summary.timings.items()))

@@ -58,7 +58,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
     if args.registry_profile:
         settings = dataclasses.replace(settings, registry_profile=args.registry_profile)
     summary = build.build(settings, reingest=not args.models_only, workers=args.workers,
-                          select=args.select or None)
+                          select=args.select or None, full=args.full)
     summary.timings["total"] = time.perf_counter() - t0
     build.print_summary(summary)
     if not args.select:
@@ -70,7 +70,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
     from .export import writer
 
     t0 = time.perf_counter()
-    report = writer.export(config.settings())
+    report = writer.export(config.settings(), full=args.full)
     writer.print_summary(report, seconds=time.perf_counter() - t0)
     return 0
 
@@ -99,13 +99,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     b = sub.add_parser("build", help="ingest the sources and build all SQL models into the warehouse",
                        description="Parse every treebank file (in parallel) into the raw tables, then build "
-                       "the SQL models in dependency order and run their data tests. The new warehouse "
-                       "replaces SPHRAGIS_WAREHOUSE (default warehouse.duckdb) only if everything succeeded.")
+                       "the SQL models in dependency order and run their data tests. Unchanged sources and "
+                       "models (same fingerprint) are reused from the current warehouse. The new warehouse "
+                       "replaces SPHRAGIS_WAREHOUSE (default warehouse.duckdb) only if everything succeeded; "
+                       "its manifest goes to <warehouse>.manifest.json.")
     b.add_argument("--models-only", action="store_true",
                    help="reuse the raw tables of the current warehouse; rebuild only the models")
     b.add_argument("--workers", type=int, default=None, help="ingest processes (default: CPU count)")
-    b.add_argument("--select", action="append", metavar="MODEL",
-                   help="build only MODEL and the models it depends on (repeatable; development aid)")
+    b.add_argument("--select", action="append", metavar="SELECTOR",
+                   help="build only these models: MODEL, +MODEL (with its ancestors), MODEL+ (with its "
+                   "descendants), +MODEL+, state:modified+ (repeatable; README 'Incremental builds')")
+    b.add_argument("--full", action="store_true",
+                   help="re-ingest and rebuild every model, ignoring the fingerprints of the current warehouse")
     b.add_argument("--registry-profile", metavar="NAME",
                    help="works-registry profile (default SPHRAGIS_REGISTRY_PROFILE or "
                    f"{config.DEFAULT_REGISTRY_PROFILE!r}: seed 000's curation decisions; 'scholarly': "
@@ -117,6 +122,8 @@ def build_parser() -> argparse.ArgumentParser:
                        "(README.md with configs: YAML) so datasets.load_dataset(<out>, name) works offline, "
                        "plus metadata/*.json and LICENSES.md, into SPHRAGIS_OUT (default dist/sphragis). "
                        "The directory is replaced atomically.")
+    e.add_argument("--full", action="store_true",
+                   help="validate every unit and write every file, ignoring what the last export did")
     e.set_defaults(func=_cmd_export)
 
     for register in _EXTENSIONS:

@@ -1,25 +1,43 @@
-"""The SQL models runner: a small dbt-style engine over DuckDB.
+"""The SQL models runner: a small dbt-style engine over DuckDB, with state-based rebuilds.
 
 * **Models** are Jinja-templated ``.sql`` files under ``models/`` (one table per file, named after
   the file stem). A model names its inputs with ``{{ ref('model_or_seed') }}`` and
-  ``{{ source('raw_table') }}``; the dependency graph comes from rendering those calls, and the
-  models run in ``graphlib`` topological order (ties broken by name, so runs are deterministic).
+  ``{{ source('raw', 'raw_table') }}`` (the raw tables are documented in ``models/_sources.yml``);
+  the dependency graph comes from rendering those calls, and the models run in ``graphlib``
+  topological order (ties broken by name, so runs are deterministic).
   ``{{ config(materialized='view') }}`` makes a view instead of a table; ``{{ var('split_seed') }}``
   reads a build variable.
-* **Macros**: every ``sql/macros/*.sql`` file is prepended to each model, so its macros are global.
+* **Macros**: every ``sql/macros/*.sql`` file is loaded once and its macros become Jinja globals,
+  so a template error names the model file and its own line.
 * **Seeds**: every ``sql/seeds/*.csv`` is loaded as a table named after its stem (all columns
   VARCHAR; models type them), and can be ``ref()``-ed.
-* **Schema files**: ``models/**/*.yml`` document models (``models:``) and seeds (``seeds:``) and
-  their columns, and declare data tests
-  (``unique``, ``not_null``, ``accepted_values: {values: [...]}``,
-  ``relationships: {to: ref('x'), field: y}``, and model-level ``unique_combination: [cols]``
-  and ``expression: <sql boolean that must hold on every row>``). Every build runs them all;
-  any failure raises :class:`ModelTestFailure` naming model, column, test and sample rows.
+* **Schema files**: ``models/**/*.yml`` document models and columns and declare data tests under
+  ``data_tests:`` (dbt ≥ 1.8; ``tests:`` is accepted as an alias): ``unique``, ``not_null``,
+  ``accepted_values: {values: [...]}``, ``relationships: {to: ref('x'), field: y}``, and
+  model-level ``unique_combination: [cols]`` and ``expression: <sql boolean true on every row>``.
+  A model's tests run right after it is built (as ``dbt build`` does), so a failing ``int_*`` test
+  stops the build before the marts; :class:`ModelTestFailure` names model, column, test and rows.
+* **SQL tests**: every ``sql/tests/*.sql`` is a templated query that must return no rows; they run
+  after the models they ``ref()``.
+* **Fingerprints and reuse**: each model's fingerprint is the sha256 of the runner version, its
+  materialization, its rendered SQL (which contains every ``var()`` value it reads) and the
+  fingerprints of its inputs: models, seeds (sha256 of the CSV bytes) and raw tables (given by the
+  build: the content hash of the source files they were parsed from). A model whose fingerprint
+  equals the one recorded in the warehouse's manifest is reused as it is; the others are rebuilt in
+  order. A test is skipped when it passed before with the same SQL on the same fingerprints.
+* **Selection** (:func:`select_models`): ``model``, ``+model`` (with its ancestors), ``model+``
+  (with its descendants), ``+model+``, and ``state:modified`` / ``state:modified+`` (models whose
+  fingerprint differs from the warehouse's, and their descendants). Models outside the selection
+  are left as they are; one the selection needs that is not in the warehouse is built too.
+* **Manifest** (:func:`manifest`): models, seeds, sources, tests, edges and fingerprints, kept in
+  the warehouse (table ``build_manifest``) and written beside it by the build (README "Manifest").
 """
 
 from __future__ import annotations
 
 import graphlib
+import hashlib
+import json
 import re
 import time
 from collections.abc import Callable
@@ -31,15 +49,22 @@ import jinja2
 import yaml
 
 from . import udfs
-from .config import DEFAULT_REGISTRY_PROFILE, MACROS_DIR, MODELS_DIR, SEEDS_DIR, SPLIT_SEED, TRAINING_TREEBANK_VARS
+from .config import DEFAULT_REGISTRY_PROFILE, MACROS_DIR, MODELS_DIR, SEEDS_DIR, SPLIT_SEED, SQL_DIR, TRAINING_TREEBANK_VARS
 
 DEFAULT_VARS = {"split_seed": SPLIT_SEED, "min_cell_tokens": 1000, "min_author_rows": 50,
                 "registry_profile": DEFAULT_REGISTRY_PROFILE, "default_registry_profile": DEFAULT_REGISTRY_PROFILE}
 DEFAULT_VARS.update(TRAINING_TREEBANK_VARS)
+SQL_TESTS_DIR = SQL_DIR / "tests"
+#: The table holding the manifest of the build that made the warehouse (one row, column ``manifest``).
+MANIFEST_TABLE = "build_manifest"
+MANIFEST_VERSION = 1
+#: Part of every fingerprint: the SQL engine and the Python UDFs decide what a model's SQL means.
+RUNNER_VERSION = hashlib.sha256(
+    f"{MANIFEST_VERSION}|duckdb {duckdb.__version__}|".encode() + Path(udfs.__file__).read_bytes()).hexdigest()[:16]
 
 
 class ModelError(RuntimeError):
-    """A model failed to render or execute; the message names the model file."""
+    """A model failed to render or execute; the message names the model file (and line)."""
 
 
 class ModelTestFailure(RuntimeError):
@@ -53,13 +78,14 @@ class ModelTestFailure(RuntimeError):
 
 @dataclass
 class Model:
-    """One model file: ``name`` (table), ``path``, raw template text, ``refs`` and ``sources``."""
+    """One model file: ``name`` (table), ``path``, raw template text, ``refs`` and ``sources``
+    (``(source_name, table)`` pairs)."""
 
     name: str
     path: Path
     template: str
     refs: set[str] = field(default_factory=set)
-    sources: set[str] = field(default_factory=set)
+    sources: set = field(default_factory=set)
     materialized: str = "table"
     unknown_refs: set[str] = field(default_factory=set)
 
@@ -71,9 +97,12 @@ class Project:
     models: dict[str, Model]
     seeds: dict[str, Path]
     schema: dict[str, dict]
-    macros: str
+    macros: str = ""
+    sql_tests: dict[str, Model] = field(default_factory=dict)
+    sources: dict[str, dict] = field(default_factory=dict)  # "raw.raw_tokens" -> _sources.yml entry
+    macro_files: list[Path] = field(default_factory=list)
 
-    def ancestors(self, names: list[str]) -> set[str]:
+    def ancestors(self, names) -> set[str]:
         """``names`` and every model they (or their data tests) depend on, transitively.
 
         Raises:
@@ -91,11 +120,25 @@ class Project:
             todo.extend(r for r in self.test_refs(n) if r in self.models)
         return seen
 
+    def descendants(self, names) -> set[str]:
+        """``names`` and every model that reads them, transitively."""
+        children: dict[str, set[str]] = {}
+        for m in self.models.values():
+            for r in m.refs:
+                children.setdefault(r, set()).add(m.name)
+        todo, seen = list(names), set()
+        while todo:
+            n = todo.pop()
+            if n not in seen:
+                seen.add(n)
+                todo.extend(children.get(n, ()))
+        return seen & set(self.models)
+
     def test_refs(self, name: str) -> set[str]:
         """Models that the data tests of ``name`` read (``relationships`` targets)."""
         out = set()
         for col in self.schema.get(name, {}).get("columns", []) or []:
-            for t in col.get("tests", []) or []:
+            for t in _tests_of(col):
                 if isinstance(t, dict) and "relationships" in t:
                     m = _REF.search(t["relationships"]["to"])
                     out.add(m.group(1) if m else t["relationships"]["to"])
@@ -106,12 +149,17 @@ class Project:
 
         Args:
             only: restrict to these models (their own dependencies must be included).
+
+        Raises:
+            ModelError: a model refs an unknown model or seed (names file and line), or a cycle.
         """
         names = only if only is not None else set(self.models)
         for name in sorted(names):
-            if self.models[name].unknown_refs:
-                raise ModelError(f"{self.models[name].path}: ref() to unknown model or seed: "
-                                 f"{', '.join(sorted(self.models[name].unknown_refs))}")
+            m = self.models[name]
+            if m.unknown_refs:
+                bad = sorted(m.unknown_refs)[0]
+                raise ModelError(f"{m.path}:{_line_of(m.template, bad)}: ref() to unknown model or seed: "
+                                 f"{', '.join(sorted(m.unknown_refs))}")
         ts = graphlib.TopologicalSorter()
         for name in sorted(names):
             ts.add(name, *sorted(r for r in self.models[name].refs if r in self.models))
@@ -119,6 +167,18 @@ class Project:
             return list(_deterministic_order(ts))
         except graphlib.CycleError as exc:
             raise ModelError(f"models form a dependency cycle: {' -> '.join(exc.args[1])}") from exc
+
+
+def _tests_of(spec: dict) -> list:
+    """The tests a model or column declares: ``data_tests:`` (dbt ≥ 1.8) plus the ``tests:`` alias."""
+    return list(spec.get("data_tests") or []) + list(spec.get("tests") or [])
+
+
+def _line_of(template: str, name: str) -> int:
+    for i, line in enumerate(template.splitlines(), start=1):
+        if re.search(r"ref\(\s*['\"]" + re.escape(name) + r"['\"]", line):
+            return i
+    return 1
 
 
 def _deterministic_order(ts: graphlib.TopologicalSorter):
@@ -129,83 +189,162 @@ def _deterministic_order(ts: graphlib.TopologicalSorter):
         ts.done(*ready)
 
 
-def _env() -> jinja2.Environment:
-    return jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+class _Renderer:
+    """One Jinja environment per project: macros are globals; ``ref``/``source``/``config``/``var``
+    are globals that act on the render in progress, so macros calling them work too."""
 
+    def __init__(self, macro_files: list[Path], texts: dict[str, str]):
+        self.texts = texts  # template name (file path) -> text
+        self.env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
+                                      loader=jinja2.FunctionLoader(self._load))
+        self.rec: dict = {}
+        self.variables: dict = {}
+        self.env.globals.update(ref=self._ref, source=self._source, config=self._config, var=self._var)
+        for p in macro_files:
+            self.texts[str(p)] = p.read_text(encoding="utf-8")
+            mod = self._call(str(p), lambda name=str(p): self.env.get_template(name).module)
+            self.env.globals.update({k: getattr(mod, k) for k in dir(mod) if not k.startswith("_")})
 
-def load_project(models_dir: Path = MODELS_DIR, seeds_dir: Path = SEEDS_DIR, macros_dir: Path = MACROS_DIR) -> Project:
-    """Discover models, seeds, macros and schema files, and resolve each model's dependencies.
+    def _load(self, name: str):
+        return self.texts[name], name, lambda: True
 
-    Raises:
-        ModelError: two models share a name, or a template does not render (the message names
-            the file). A ref() to an unknown model or seed is an error when that model is built
-            (see :meth:`Project.order`).
-    """
-    macros = "".join(p.read_text(encoding="utf-8") for p in sorted(macros_dir.glob("*.sql"))) if macros_dir.exists() else ""
-    seeds = {p.stem: p for p in sorted(seeds_dir.glob("*.csv"))} if seeds_dir.exists() else {}
-    models: dict[str, Model] = {}
-    for p in sorted(models_dir.rglob("*.sql")):
-        if p.stem in models:
-            raise ModelError(f"duplicate model name {p.stem!r}: {models[p.stem].path} and {p}")
-        models[p.stem] = Model(p.stem, p, p.read_text(encoding="utf-8"))
-    schema: dict[str, dict] = {}
-    for p in sorted(models_dir.rglob("*.yml")):
-        doc = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
-        for m in (doc.get("models", []) or []) + (doc.get("seeds", []) or []):
-            schema[m["name"]] = {**m, "_file": str(p)}
-    env = _env()
-    for m in models.values():
-        rec = {"refs": set(), "sources": set(), "materialized": "table"}
+    def _ref(self, name):
+        self.rec.setdefault("refs", set()).add(name)
+        return name
 
-        def ref(name, _rec=rec):
-            _rec["refs"].add(name)
-            return name
+    def _source(self, source_name, table=None):
+        if table is None:  # one-argument form (older models): the raw layer
+            source_name, table = "raw", source_name
+        self.rec.setdefault("sources", set()).add((source_name, table))
+        return table
 
-        def source(name, _rec=rec):
-            _rec["sources"].add(name)
-            return name
+    def _config(self, materialized="table", **_):
+        self.rec["materialized"] = materialized
+        return ""
 
-        def config(materialized="table", _rec=rec, **_):
-            _rec["materialized"] = materialized
-            return ""
-
-        try:
-            env.from_string(macros + m.template).render(ref=ref, source=source, config=config, var=_var({}))
-        except jinja2.TemplateError as exc:
-            raise ModelError(f"{m.path}: template error: {exc}") from exc
-        m.refs, m.sources, m.materialized = rec["refs"], rec["sources"], rec["materialized"]
-        m.unknown_refs = m.refs - set(models) - set(seeds)
-    for name in schema:
-        if name not in models and name not in seeds:
-            raise ModelError(f"{schema[name]['_file']}: documents unknown model or seed {name!r}")
-    return Project(models, seeds, schema, macros)
-
-
-def _var(overrides: dict) -> Callable[[str], object]:
-    values = {**DEFAULT_VARS, **overrides}
-
-    def var(name, default=None):
+    def _var(self, name, default=None):
+        values = {**DEFAULT_VARS, **self.variables}
         if name in values:
             return values[name]
         if default is not None:
             return default
         raise ModelError(f"unknown var {name!r}")
 
-    return var
+    def render(self, path: Path, variables: dict | None = None) -> tuple[str, dict]:
+        """(rendered SQL, record of refs/sources/materialized) of the template at ``path``."""
+        self.rec, self.variables = {}, variables or {}
+        sql = self._call(str(path), lambda: self.env.get_template(str(path)).render())
+        return sql, self.rec
+
+    def _call(self, name: str, fn):
+        try:
+            return fn()
+        except jinja2.TemplateSyntaxError as exc:
+            raise ModelError(f"{exc.filename or name}:{exc.lineno}: template error: {exc.message}") from exc
+        except (jinja2.TemplateError, ModelError, TypeError) as exc:
+            raise ModelError(f"{name}:{_template_line(exc, name)}: template error: {exc}") from exc
+
+
+def _template_line(exc: BaseException, name: str) -> str:
+    """The line of template ``name`` (and of any macro file) where ``exc`` was raised (from the
+    traceback Jinja rewrites to template lines)."""
+    lines, tb = [], exc.__traceback__
+    while tb is not None:
+        fn = tb.tb_frame.f_code.co_filename
+        if fn == name:
+            lines.append(str(tb.tb_lineno))
+        elif fn.endswith(".sql"):
+            lines.append(f"? (in {fn}:{tb.tb_lineno})")
+        tb = tb.tb_next
+    return lines[0] if lines else "?"
+
+
+def load_project(models_dir: Path = MODELS_DIR, seeds_dir: Path = SEEDS_DIR, macros_dir: Path = MACROS_DIR,
+                 tests_dir: Path | None = None) -> Project:
+    """Discover models, seeds, macros, SQL tests, sources and schema files; resolve dependencies.
+
+    Args:
+        tests_dir: folder of SQL tests (default ``sql/tests`` beside ``macros_dir``).
+
+    Raises:
+        ModelError: two models share a name, a template does not render (the message names the
+            file and line), a schema file documents an unknown model, or a model reads a source
+            that ``_sources.yml`` does not declare (when a ``_sources.yml`` exists). A ref() to an
+            unknown model or seed is an error when that model is built (see :meth:`Project.order`).
+    """
+    tests_dir = tests_dir if tests_dir is not None else macros_dir.parent / "tests"
+    macro_files = sorted(macros_dir.glob("*.sql")) if macros_dir.exists() else []
+    seeds = {p.stem: p for p in sorted(seeds_dir.glob("*.csv"))} if seeds_dir.exists() else {}
+    models: dict[str, Model] = {}
+    for p in sorted(models_dir.rglob("*.sql")):
+        if p.stem in models:
+            raise ModelError(f"duplicate model name {p.stem!r}: {models[p.stem].path} and {p}")
+        models[p.stem] = Model(p.stem, p, p.read_text(encoding="utf-8"))
+    sql_tests = {p.stem: Model(p.stem, p, p.read_text(encoding="utf-8"))
+                 for p in sorted(tests_dir.glob("*.sql"))} if tests_dir.exists() else {}
+    schema: dict[str, dict] = {}
+    sources: dict[str, dict] = {}
+    for p in sorted(models_dir.rglob("*.yml")):
+        doc = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
+        for m in (doc.get("models", []) or []) + (doc.get("seeds", []) or []):
+            schema[m["name"]] = {**m, "_file": str(p)}
+        for s in doc.get("sources", []) or []:
+            for t in s.get("tables", []) or []:
+                sources[f"{s['name']}.{t['name']}"] = {**t, "source": s["name"], "_file": str(p)}
+    texts = {str(m.path): m.template for m in [*models.values(), *sql_tests.values()]}
+    renderer = _Renderer(macro_files, texts)
+    for m in [*models.values(), *sql_tests.values()]:
+        _sql, rec = renderer.render(m.path)
+        m.refs, m.sources = rec.get("refs", set()), rec.get("sources", set())
+        m.materialized = rec.get("materialized", "table")
+        m.unknown_refs = m.refs - set(models) - set(seeds)
+        undeclared = sorted(f"{s}.{t}" for s, t in m.sources if sources and f"{s}.{t}" not in sources)
+        if undeclared:
+            raise ModelError(f"{m.path}: source() not declared in a _sources.yml: {', '.join(undeclared)}")
+    for name in schema:
+        if name not in models and name not in seeds:
+            raise ModelError(f"{schema[name]['_file']}: documents unknown model or seed {name!r}")
+    project = Project(models, seeds, schema, "", sql_tests, sources, macro_files)
+    project._renderer = renderer  # type: ignore[attr-defined]
+    return project
+
+
+def _renderer(project: Project) -> _Renderer:
+    r = getattr(project, "_renderer", None)
+    if r is None:  # a Project assembled by hand (tests): texts from its models
+        texts = {str(m.path): m.template for m in [*project.models.values(), *project.sql_tests.values()]}
+        r = _Renderer(project.macro_files or (sorted(MACROS_DIR.glob("*.sql")) if MACROS_DIR.exists() else []),
+                      texts)
+        project._renderer = r  # type: ignore[attr-defined]
+    return r
 
 
 def render(project: Project, name: str, variables: dict | None = None) -> str:
-    """The SQL of model ``name`` with refs/sources resolved to table names."""
-    m = project.models[name]
-    return _env().from_string(project.macros + m.template).render(
-        ref=lambda n: n, source=lambda n: n, config=lambda **_: "", var=_var(variables or {})
-    )
+    """The SQL of model (or SQL test) ``name`` with refs/sources resolved to table names.
+
+    Raises:
+        ModelError: the template does not render (names the file and line).
+    """
+    m = project.models.get(name) or project.sql_tests[name]
+    return _renderer(project).render(m.path, variables)[0]
 
 
-def load_seeds(con: duckdb.DuckDBPyConnection, project: Project) -> dict[str, int]:
-    """(Re)create one all-VARCHAR table per seed CSV; returns seed name → row count."""
+def _sha(*parts: object) -> str:
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def seed_fingerprint(path: Path) -> str:
+    """sha256 of the seed CSV's bytes (a seed's fingerprint)."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def load_seeds(con: duckdb.DuckDBPyConnection, project: Project, names=None) -> dict[str, int]:
+    """(Re)create one all-VARCHAR table per seed CSV (or per seed of ``names``); returns seed
+    name → row count."""
     counts = {}
     for name, path in project.seeds.items():
+        if names is not None and name not in names:
+            continue
         con.execute(
             f"create or replace table {name} as select * from read_csv(?, header=true, all_varchar=true, "
             "delim=',', quote='\"', escape='\"', auto_detect=false, columns=?)",
@@ -223,6 +362,278 @@ def _csv_columns(path: Path) -> dict[str, str]:
     return {h: "VARCHAR" for h in header}
 
 
+@dataclass
+class RunReport:
+    """What :func:`execute` did.
+
+    Attributes:
+        rows: model → row count (tables; views too when built).
+        status: model → (``"built"`` | ``"reused"`` | ``"kept"``, reason) for every model present
+            after the run (``kept``: outside the selection, left as it was).
+        seconds: model → seconds to build it.
+        tests_run / tests_skipped: counts of data and SQL tests run, and skipped as unchanged.
+        test_seconds: seconds spent in tests.
+        test_records: test id → record of the manifest's ``tests``.
+        manifest: the manifest written into the warehouse (:func:`manifest`).
+    """
+
+    rows: dict = field(default_factory=dict)
+    status: dict = field(default_factory=dict)
+    seconds: dict = field(default_factory=dict)
+    tests_run: int = 0
+    tests_skipped: int = 0
+    test_seconds: float = 0.0
+    test_records: dict = field(default_factory=dict)
+    manifest: dict = field(default_factory=dict)
+
+
+def read_manifest(con: duckdb.DuckDBPyConnection) -> dict:
+    """The manifest stored in the warehouse by the last build ({} if none or another version)."""
+    if not con.execute("select 1 from duckdb_tables() where table_name = ? and database_name = current_database()",
+                       [MANIFEST_TABLE]).fetchall():
+        return {}
+    doc = json.loads(con.execute(f"select manifest from {MANIFEST_TABLE}").fetchall()[0][0])
+    return doc if doc.get("version") == MANIFEST_VERSION and doc.get("runner_version") == RUNNER_VERSION else {}
+
+
+def _relations(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    rows = con.execute(
+        "select table_name, 'table' from duckdb_tables() where database_name = current_database() "
+        "union all select view_name, 'view' from duckdb_views() "
+        "where not internal and database_name = current_database()").fetchall()
+    return dict(rows)
+
+
+def select_models(project: Project, selectors: list[str], modified: set[str]) -> set[str]:
+    """The models named by dbt-style ``selectors`` (a union).
+
+    ``model``; ``+model`` (and its ancestors); ``model+`` (and its descendants); ``+model+``;
+    ``state:modified`` (``modified``: models whose fingerprint differs from the warehouse's, or
+    that are missing from it) and ``state:modified+`` (and their descendants).
+
+    Raises:
+        ModelError: an unknown model name.
+    """
+    out: set[str] = set()
+    for sel in selectors:
+        up, down = sel.startswith("+"), sel.endswith("+")
+        core = sel.strip("+")
+        base = set(modified) if core == "state:modified" else {core}
+        for n in base:
+            if n not in project.models:
+                raise ModelError(f"--select {sel}: unknown model {n!r}")
+        got = set(base)
+        if up:
+            got |= project.ancestors(base)
+        if down:
+            got |= project.descendants(base)
+        out |= got
+    return out
+
+
+def execute(
+    con: duckdb.DuckDBPyConnection,
+    project: Project | None = None,
+    *,
+    variables: dict | None = None,
+    select: list[str] | None = None,
+    full: bool = False,
+    source_fingerprints: dict[str, str] | None = None,
+    test: bool = True,
+    on_model: Callable[[str, float, int | None], None] | None = None,
+    previous: dict | None = None,
+) -> RunReport:
+    """Build the models (reusing unchanged ones), running each model's data tests right after it.
+
+    Args:
+        con: an open DuckDB connection holding the raw tables (and, for reuse, the models and the
+            ``build_manifest`` of the previous build).
+        project: from :func:`load_project` (default: the repository's models).
+        variables: overrides for ``var()``.
+        select: dbt-style selectors (:func:`select_models`); default every model.
+        full: rebuild every (selected) model and rerun every test, whatever the fingerprints say.
+        source_fingerprints: ``"raw.<table>"`` → content hash of each raw table; a model reading a
+            source without one is always rebuilt.
+        test: run the data and SQL tests.
+        on_model: callback ``(name, seconds, rows)`` after each model built.
+        previous: the manifest to compare with, when ``con`` is a new file (default: the one in
+            ``con``); its models are not in ``con``, so they are built, with the reason it gives.
+
+    Returns:
+        :class:`RunReport`; the manifest is also stored in table ``build_manifest``.
+
+    Raises:
+        ModelError: a model's SQL failed (names the model file and DuckDB's message).
+        ModelTestFailure: a data test failed (the models after it are not built).
+    """
+    project = project or load_project()
+    renderer = _renderer(project)
+    srcfp = dict(source_fingerprints or {})
+    prev = {} if full else (previous if previous is not None else read_manifest(con))
+    prev_models, prev_tests = prev.get("models", {}), prev.get("tests", {})
+    udfs.register(con)
+    report = RunReport()
+    rels = _relations(con)
+
+    seeds_fp = {n: seed_fingerprint(p) for n, p in project.seeds.items()}
+    stale_seeds = {n for n in project.seeds
+                   if full or n not in rels or prev.get("seeds", {}).get(n, {}).get("fingerprint") != seeds_fp[n]}
+    load_seeds(con, project, stale_seeds)
+
+    order = project.order()
+    rendered, fp, inputs = {}, {}, {}
+    for name in order:  # fingerprints as if every model were current
+        m = project.models[name]
+        rendered[name] = renderer.render(m.path, variables)[0]
+        # a ref to a table that is neither a model nor a seed of ``project`` (a hand-made Project
+        # over tables built elsewhere) has no fingerprint: what reads it is never reused
+        inputs[name] = {**{r: (fp[r] if r in project.models else seeds_fp.get(r)) for r in m.refs},
+                        **{f"{s}.{t}": srcfp.get(f"{s}.{t}") for s, t in m.sources}}
+        fp[name] = _sha(RUNNER_VERSION, m.materialized, rendered[name], sorted(inputs[name].items()))
+        if any(_unknown(v) for v in inputs[name].values()):
+            fp[name] = "unfingerprinted:" + fp[name]
+    modified = {n for n in order if prev_models.get(n, {}).get("fingerprint") != fp[n] or n not in rels
+                or fp[n].startswith("unfingerprinted:")}
+    chosen = select_models(project, select, modified) if select else set(order)
+    needed = project.ancestors(chosen)
+
+    effective: dict[str, str] = {}
+    pending = []  # (test id, model, desc, sql, depends) not yet run
+    tests = {t[0]: t for t in _compiled_tests(project)}
+    done: set[str] = set(project.seeds)  # what tests may read: seeds, and models once built or kept
+    results: dict[str, dict] = {}
+    if test:  # the seeds' own data tests (models/_seeds.yml) run first
+        pending.extend(tid for tid, t in tests.items() if t[1] in project.seeds)
+        _run_ready(con, pending, tests, done, effective, seeds_fp, prev_tests, full, report)
+    for name in order:
+        m = project.models[name]
+        if name not in chosen and name in rels:
+            # outside the selection and present: left as it is (unfingerprinted if no build recorded it)
+            effective[name] = prev_models.get(name, {}).get("fingerprint") or f"unfingerprinted:{name}"
+            report.status[name] = ("kept", "not selected")
+            done.add(name)
+            continue
+        if name not in chosen and name not in needed:
+            continue
+        cur_inputs = {k: (effective.get(k, v) if k in project.models else v) for k, v in inputs[name].items()}
+        f = _sha(RUNNER_VERSION, m.materialized, rendered[name], sorted(cur_inputs.items()))
+        if any(_unknown(v) for v in cur_inputs.values()):
+            f = "unfingerprinted:" + f
+        old = prev_models.get(name, {})
+        if not full and old.get("fingerprint") == f and not f.startswith("unfingerprinted:") and rels.get(name) == ("view" if m.materialized == "view" else "table"):
+            report.status[name] = ("reused", "unchanged")
+            report.rows[name] = old.get("rows")
+        else:
+            reason = _reason(full, old, name in rels, m.materialized, rendered[name], cur_inputs)
+            report.rows[name], report.seconds[name] = _build_one(con, m, rendered[name], rels)
+            rels[name] = "view" if m.materialized == "view" else "table"
+            report.status[name] = ("built", reason)
+        effective[name] = f
+        done.add(name)
+        results[name] = {"fingerprint": f, "sql_hash": _sha(rendered[name]), "inputs": cur_inputs,
+                         "rows": report.rows.get(name), "materialized": m.materialized}
+        if on_model and report.status[name][0] == "built":
+            on_model(name, report.seconds[name], report.rows[name])
+        if test:
+            pending.extend(tid for tid, t in tests.items() if t[1] == name)
+            _run_ready(con, pending, tests, done, effective, seeds_fp, prev_tests, full, report)
+    if test:
+        for name, t in sorted(project.sql_tests.items()):
+            if not t.refs <= done:
+                continue
+            sql = renderer.render(t.path, variables)[0]
+            tid = f"sql_test.{name}"
+            tests[tid] = (tid, None, f"sql test {t.path.name}", sql, sorted(t.refs))
+            _run_test(con, tests[tid], effective, seeds_fp, prev_tests, full, report, path=t.path)
+    for name in order:  # models outside the selection keep the record of their last build
+        if name not in results and name in prev_models and name in rels:
+            results[name] = prev_models[name]
+    report.manifest = manifest(project, results, seeds_fp, srcfp, report.test_records)
+    con.execute(f"create or replace table {MANIFEST_TABLE} as select ?::varchar as manifest",
+                [json.dumps(report.manifest, sort_keys=True, ensure_ascii=False)])
+    return report
+
+
+def _unknown(fingerprint: str | None) -> bool:
+    """An input without a usable fingerprint (a source the build gave none for, or a model built
+    from one): whatever reads it is never reused."""
+    return fingerprint is None or fingerprint.startswith("unfingerprinted:")
+
+
+def _reason(full, old, present, materialized, sql, cur_inputs) -> str:
+    if full:
+        return "--full"
+    if not old:
+        return "new (no earlier build of it)"
+    if old.get("sql_hash") != _sha(sql):
+        return "SQL changed"
+    changed = sorted(k for k, v in cur_inputs.items() if old.get("inputs", {}).get(k) != v)
+    if changed:
+        return "input changed: " + ", ".join(changed[:3]) + (" …" if len(changed) > 3 else "")
+    if old.get("materialized", materialized) != materialized:
+        return "materialization changed"
+    return "not in the warehouse" if not present else "fingerprint changed"
+
+
+def _build_one(con: duckdb.DuckDBPyConnection, m: Model, sql: str, rels: dict) -> tuple[int | None, float]:
+    """Create model ``m`` from ``sql`` (replacing what has its name); (rows or None for a view, seconds)."""
+    kind = "view" if m.materialized == "view" else "table"
+    t0 = time.perf_counter()
+    try:
+        if m.name in rels:
+            con.execute(f"drop {rels[m.name]} {m.name}")
+        con.execute(f"create {kind} {m.name} as\n{sql}")
+    except duckdb.Error as exc:
+        raise ModelError(f"model {m.name} ({m.path}) failed: {exc}") from exc
+    rows = None if kind == "view" else con.execute(f"select count(*) from {m.name}").fetchall()[0][0]
+    return rows, time.perf_counter() - t0
+
+
+def _run_ready(con, pending, tests, done, effective, seeds_fp, prev_tests, full, report) -> None:
+    """Run the pending data tests whose models are all built; raise on the first model's failures."""
+    ready = [tid for tid in pending if set(tests[tid][4]) <= done]
+    failures = []
+    for tid in ready:
+        pending.remove(tid)
+        failures += _run_test(con, tests[tid], effective, seeds_fp, prev_tests, full, report, raise_=False)
+    if failures:
+        raise ModelTestFailure(failures)
+
+
+def _run_test(con, t, effective, seeds_fp, prev_tests, full, report, path=None, raise_=True) -> list:
+    tid, model, desc, sql, deps = t
+    f = _sha(RUNNER_VERSION, sql, [(d, effective.get(d) or seeds_fp.get(d)) for d in deps])
+    rec = {"model": model, "test": desc, "sql": sql, "depends_on": deps, "fingerprint": f}
+    if not full and prev_tests.get(tid, {}).get("fingerprint") == f and prev_tests[tid].get("status") == "pass":
+        report.tests_skipped += 1
+        report.test_records[tid] = {**rec, "status": "pass"}
+        return []
+    t0 = time.perf_counter()
+    fail = _check(con, model or tid, desc, sql)
+    report.test_seconds += time.perf_counter() - t0
+    report.tests_run += 1
+    report.test_records[tid] = {**rec, "status": "fail" if fail else "pass"}
+    if fail and raise_:
+        where = f"{path}: " if path else ""
+        raise ModelTestFailure([(model or tid, where + desc, fail[0][2])])
+    return fail
+
+
+def _check(con, model: str, desc: str, sql: str) -> list[tuple[str, str, str]]:
+    try:
+        n = con.execute(f"select count(*) from ({sql})").fetchone()[0]
+    except duckdb.Error as exc:
+        return [(model, desc, f"test query failed: {exc}")]
+    if not n:
+        return []
+    cur = con.execute(f"select * from ({sql}) limit 5")
+    names = [d[0] for d in cur.description]
+    sample = "; ".join(
+        ", ".join(f"{k}={_short(v)}" for k, v in zip(names, row) if not isinstance(v, (list, dict)))
+        for row in cur.fetchall())
+    return [(model, desc, f"{n} failing row(s), e.g. {sample}")]
+
+
 def run(
     con: duckdb.DuckDBPyConnection,
     project: Project | None = None,
@@ -231,55 +642,26 @@ def run(
     on_model: Callable[[str, float, int], None] | None = None,
     test: bool = True,
     select: list[str] | None = None,
+    full: bool = False,
 ) -> dict[str, int]:
-    """Load seeds, build every model in dependency order, then run all declared data tests.
+    """Load seeds, build the models in dependency order with their data tests (:func:`execute`).
 
-    Args:
-        con: an open DuckDB connection holding the raw tables.
-        project: from :func:`load_project` (default: the repository's models).
-        variables: overrides for ``var()``.
-        on_model: callback ``(name, seconds, rows)`` after each model (progress reporting).
-        test: run the schema tests (every build does; tests of the runner may switch it off).
-        select: build only these models and their ancestors (and run only their tests).
+    ``select`` takes selectors (:func:`select_models`); a model the selection needs that is not in
+    ``con`` is built too, so ``select=["int_tokens"]`` on an empty database builds its ancestors.
 
     Returns:
-        model name → row count.
+        model name → row count of the models built or reused.
 
     Raises:
-        ModelError: a model's SQL failed (names the model file and DuckDB's message).
-        ModelTestFailure: a declared data test failed.
+        ModelError, ModelTestFailure: as :func:`execute`.
     """
-    project = project or load_project()
-    load_seeds(con, project)
-    udfs.register(con)
-    counts: dict[str, int] = {}
-    only = project.ancestors(select) if select else None
-    for name in project.order(only):
-        m = project.models[name]
-        sql = render(project, name, variables)
-        kind = "view" if m.materialized == "view" else "table"
-        t0 = time.perf_counter()
-        try:
-            _drop(con, name)
-            con.execute(f"create {kind} {name} as\n{sql}")
-        except duckdb.Error as exc:
-            raise ModelError(f"model {name} ({m.path}) failed: {exc}") from exc
-        counts[name] = con.execute(f"select count(*) from {name}").fetchall()[0][0]
-        if on_model:
-            on_model(name, time.perf_counter() - t0, counts[name])
-    if test:
-        failures = run_tests(con, project, only)
-        if failures:
-            raise ModelTestFailure(failures)
-    return counts
+    return execute(con, project, variables=variables, on_model=on_model, test=test, select=select,
+                   full=full).rows
 
 
-def _drop(con: duckdb.DuckDBPyConnection, name: str) -> None:
-    kind = con.execute(
-        "select 'view' from duckdb_views() where view_name = ? and not internal "
-        "union all select 'table' from duckdb_tables() where table_name = ?", [name, name]).fetchone()
-    if kind:
-        con.execute(f"drop {kind[0]} {name}")
+def _compiled_tests(project: Project) -> list[tuple[str, str, str, str, list[str]]]:
+    """Every data test as (id, model, description, SQL, models it reads)."""
+    return [(f"test.{model}.{desc}", model, desc, sql, deps) for model, desc, sql, deps in _compile(project)]
 
 
 _REF = re.compile(r"ref\(\s*['\"]([^'\"]+)['\"]\s*\)")
@@ -288,23 +670,28 @@ _REF = re.compile(r"ref\(\s*['\"]([^'\"]+)['\"]\s*\)")
 def compile_tests(project: Project, only: set[str] | None = None) -> list[tuple[str, str, str]]:
     """Every declared data test (of the models in ``only``, default all) as
     (model, description, SQL selecting the failing rows)."""
+    return [(m, d, s) for m, d, s, _ in _compile(project, only)]
+
+
+def _compile(project: Project, only: set[str] | None = None) -> list[tuple[str, str, str, list[str]]]:
     out = []
     for model, spec in sorted(project.schema.items()):
         if only is not None and model not in only and model not in project.seeds:
             continue
-        for t in spec.get("tests", []) or []:
+        for t in _tests_of(spec):
             if isinstance(t, dict) and "unique_combination" in t:
                 cols = ", ".join(t["unique_combination"])
                 out.append((model, f"unique_combination({cols})",
-                            f"select {cols}, count(*) as n from {model} group by all having count(*) > 1"))
+                            f"select {cols}, count(*) as n from {model} group by all having count(*) > 1", [model]))
             elif isinstance(t, dict) and "expression" in t:
                 out.append((model, f"expression({t['expression']})",
-                            f"select * from {model} where not coalesce(({t['expression']}), false)"))
+                            f"select * from {model} where not coalesce(({t['expression']}), false)", [model]))
             else:
                 raise ModelError(f"{spec['_file']}: unknown model-level test {t!r} on {model}")
         for col in spec.get("columns", []) or []:
             c = col["name"]
-            for t in col.get("tests", []) or []:
+            for t in _tests_of(col):
+                deps = [model]
                 if t == "unique":
                     sql = f"select {c}, count(*) as n from {model} where {c} is not null group by 1 having count(*) > 1"
                 elif t == "not_null":
@@ -321,9 +708,10 @@ def compile_tests(project: Project, only: set[str] | None = None) -> list[tuple[
                     sql = (f"select x.{c}, count(*) as n from {model} x where x.{c} is not null and not exists "
                            f"(select 1 from {to} y where y.{field_} = x.{c}) group by 1")
                     t = f"relationships(to {to}.{field_})"
+                    deps = sorted({model, to})
                 else:
                     raise ModelError(f"{spec['_file']}: unknown test {t!r} on {model}.{c}")
-                out.append((model, f"{t}({c})", sql))
+                out.append((model, f"{t}({c})", sql, deps))
     return out
 
 
@@ -335,18 +723,59 @@ def run_tests(con: duckdb.DuckDBPyConnection, project: Project, only: set[str] |
         five of them (e.g. the registry keys without a registry row).
     """
     failures = []
-    for model, desc, sql in compile_tests(project, only):
-        n = con.execute(f"select count(*) from ({sql})").fetchone()[0]
-        if n:
-            cur = con.execute(f"select * from ({sql}) limit 5")
-            names = [d[0] for d in cur.description]
-            sample = "; ".join(
-                ", ".join(f"{k}={_short(v)}" for k, v in zip(names, row) if not isinstance(v, (list, dict)))
-                for row in cur.fetchall())
-            failures.append((model, desc, f"{n} failing row(s), e.g. {sample}"))
+    for model, desc, sql, _deps in _compile(project, only):
+        failures += _check(con, model, desc, sql)
     return failures
 
 
 def _short(v: object) -> str:
     s = repr(v)
     return s if len(s) <= 60 else s[:57] + "..."
+
+
+def _layer(path: Path) -> str:
+    return path.parent.name if path.parent.name in ("staging", "intermediate", "marts") else path.parent.name
+
+
+def manifest(project: Project, results: dict, seeds_fp: dict, sources_fp: dict, tests: dict) -> dict:
+    """The build manifest (README "Manifest"): a JSON-ready dict with top-level keys
+
+    * ``models``: {name: {path, layer, materialized, description, columns: [{name, description}],
+      depends_on: {models, seeds, sources}, fingerprint, rows}} for every model present;
+    * ``seeds``: {name: {path, fingerprint}}; ``sources``: {"raw.<table>": {description, columns,
+      fingerprint}};
+    * ``tests``: {id: {model, test, sql, depends_on, fingerprint, status}} (data and SQL tests);
+    * ``edges``: [[upstream, downstream], ...] sorted (sources as ``raw.<table>``);
+    * ``version``, ``runner_version``. Paths are relative to the repository when inside it.
+    """
+    def rel(p: Path) -> str:
+        try:
+            return str(Path(p).resolve().relative_to(MODELS_DIR.parent.resolve()))
+        except ValueError:
+            return str(p)
+
+    models, edges = {}, set()
+    for name, m in sorted(project.models.items()):
+        spec = project.schema.get(name, {})
+        deps = {"models": sorted(r for r in m.refs if r in project.models),
+                "seeds": sorted(r for r in m.refs if r in project.seeds),
+                "sources": sorted(f"{s}.{t}" for s, t in m.sources)}
+        for d in deps["models"] + deps["seeds"] + deps["sources"]:
+            edges.add((d, name))
+        r = results.get(name, {})
+        models[name] = {
+            "path": rel(m.path), "layer": _layer(m.path), "materialized": m.materialized,
+            "description": spec.get("description", ""),
+            "columns": [{"name": c["name"], "description": c.get("description", "")}
+                        for c in spec.get("columns", []) or []],
+            "depends_on": deps, "fingerprint": r.get("fingerprint"), "sql_hash": r.get("sql_hash"),
+            "inputs": r.get("inputs", {}), "rows": r.get("rows")}
+    sources = {k: {"description": v.get("description", ""),
+                   "columns": [{"name": c["name"], "description": c.get("description", "")}
+                               for c in v.get("columns", []) or []],
+                   "fingerprint": sources_fp.get(k)} for k, v in sorted(project.sources.items())}
+    for k, v in sorted(sources_fp.items()):
+        sources.setdefault(k, {"description": "", "columns": [], "fingerprint": v})
+    return {"version": MANIFEST_VERSION, "runner_version": RUNNER_VERSION, "models": models,
+            "seeds": {n: {"path": rel(p), "fingerprint": seeds_fp.get(n)} for n, p in sorted(project.seeds.items())},
+            "sources": sources, "tests": dict(sorted(tests.items())), "edges": sorted([list(e) for e in edges])}

@@ -4,7 +4,7 @@ Every test builds from the small real cuts in ``tests/fixtures/sources`` laid ou
 pinned snapshots (see that folder's README for the upstream file of each), and builds only the
 early models (``--select int_tokens``), so each test takes seconds. A build is held mid-way
 deterministically: the child process runs the real CLI (``sphragis.cli.main(["build", ...])``)
-with ``sphragis.runner.run`` wrapped to write a marker file and sleep once ingest has written the
+with ``sphragis.runner.execute`` wrapped to write a marker file and sleep once ingest has written the
 raw tables into ``<warehouse>.building-<pid>``; the test then kills it or races it.
 """
 
@@ -48,13 +48,13 @@ HOLD_SCRIPT = """
 import pathlib, sys, time
 from sphragis import cli, runner
 marker = pathlib.Path(sys.argv[1])
-_run = runner.run
+_run = runner.execute
 def held(*args, **kwargs):
     # ingest is done: the raw tables are in <warehouse>.building-<pid>; hold before the models
     marker.write_text(str(__import__("os").getpid()))
     time.sleep(float(sys.argv[2]))
     return _run(*args, **kwargs)
-runner.run = held
+runner.execute = held
 sys.exit(cli.main(sys.argv[3:]))
 """
 
@@ -193,7 +193,7 @@ def test_failed_build_keeps_previous_warehouse(good, monkeypatch):
     def broken(*args, **kwargs):
         raise runner.ModelError("model int_tokens (models/intermediate/int_tokens.sql) failed: injected")
 
-    monkeypatch.setattr(runner, "run", broken)
+    monkeypatch.setattr(runner, "execute", broken)
     with pytest.raises(runner.ModelError):
         build.build(settings, select=SELECT)
     assert sha256(settings.warehouse) == digest
@@ -238,9 +238,9 @@ def _tree_digest(root: Path) -> dict[str, str]:
 
 
 def _beside(out: Path) -> list[str]:
-    """Leftovers next to the export directory (its lock file is expected and not a leftover)."""
+    """Leftovers next to the export directory (its lock file and the export state are expected)."""
     return sorted(p.name for p in out.parent.iterdir()
-                  if p.name.startswith(out.name + ".") and p.name != out.name + ".lock")
+                  if p.name.startswith(out.name + ".") and p.name not in (out.name + ".lock", out.name + ".state"))
 
 
 @pytest.fixture(scope="module")

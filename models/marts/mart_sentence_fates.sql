@@ -13,9 +13,9 @@ groups as (select * from {{ ref('int_dedup_groups') }}),
 
 eligible as (select * from {{ ref('int_eligible_sentences') }}),
 
-rejects as (select * from {{ source('ingest_rejects') }}),
+rejects as (select * from {{ source('raw', 'ingest_rejects') }}),
 
-files as (select * from {{ source('raw_files') }}),
+files as (select * from {{ source('raw', 'raw_files') }}),
 
 ingested as (
     select

@@ -1,4 +1,5 @@
 -- AGDT 2.1 sentences (both snapshots: v2.1 texts and the v1.6 Homer books). One row per upstream sentence.
+{{ config(materialized='view') }}
 with
 
 sentences as (

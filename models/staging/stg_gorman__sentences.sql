@@ -1,4 +1,5 @@
 -- Gorman's Greek Dependency Trees: one row per upstream sentence; @subdoc is the file's passage range.
+{{ config(materialized='view') }}
 with
 
 sentences as (

@@ -1,4 +1,5 @@
 -- Harrington Trees: one row per upstream sentence.
+{{ config(materialized='view') }}
 with
 
 sentences as (

@@ -1,1 +1,2 @@
+{{ config(materialized='view') }}
 {{ stg_xml_tokens('harrington') }}

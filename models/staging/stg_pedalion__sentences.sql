@@ -1,5 +1,6 @@
 -- Pedalion: one row per upstream sentence. Files can mix documents, so the registry key is
 -- file name + '#' + the sentence's @document_id (a TLG author-work code such as 0019-001).
+{{ config(materialized='view') }}
 with
 
 sentences as (

@@ -1,4 +1,5 @@
 -- UD Perseus (dev + test here): the registry key is the `# newdoc id` (the AGDT file converted).
+{{ config(materialized='view') }}
 with
 
 sentences as (

@@ -1,5 +1,6 @@
 -- UD PROIEL (dev + test here): the registry key is the `# source` work (chapter, book and NT
 -- chapter numbers removed); the passage is the first token's MISC `Ref=`.
+{{ config(materialized='view') }}
 with
 
 sentences as (
@@ -10,7 +11,7 @@ first_tokens as (
     select
         sentence_uid,
         regexp_extract(misc, '(?:^|\|)Ref=([^|]*)', 1) as ref
-    from {{ source('raw_tokens') }}
+    from {{ source('raw', 'raw_tokens') }}
     where token_pos = 1
 ),
 

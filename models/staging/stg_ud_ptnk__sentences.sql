@@ -1,5 +1,6 @@
 -- UD PTNK (Septuagint): the registry key is the `# sent_id` book prefix (e.g. Septuagint-Genesis);
 -- the passage is chapter:verse from the sent_id.
+{{ config(materialized='view') }}
 with
 
 sentences as (

@@ -1,1 +1,2 @@
+{{ config(materialized='view') }}
 {{ stg_conllu_tokens('ud_ptnk') }}

@@ -20,8 +20,8 @@ select
     s.attrs,
     s.comments,
     s.n_tokens
-from {{ source('raw_sentences') }} as s
-inner join {{ source('raw_files') }} as f on s.file_id = f.file_id
+from {{ source('raw', 'raw_sentences') }} as s
+inner join {{ source('raw', 'raw_files') }} as f on s.file_id = f.file_id
 where f.project = '{{ project }}'
 {%- endmacro %}
 
@@ -35,9 +35,9 @@ with
 
 raw_tokens as (
     select t.*
-    from {{ source('raw_tokens') }} as t
-    inner join {{ source('raw_sentences') }} as s on t.sentence_uid = s.sentence_uid
-    inner join {{ source('raw_files') }} as f on s.file_id = f.file_id
+    from {{ source('raw', 'raw_tokens') }} as t
+    inner join {{ source('raw', 'raw_sentences') }} as s on t.sentence_uid = s.sentence_uid
+    inner join {{ source('raw', 'raw_files') }} as f on s.file_id = f.file_id
     where f.project = '{{ project }}'
 ),
 
@@ -75,9 +75,9 @@ with
 
 raw_tokens as (
     select t.*
-    from {{ source('raw_tokens') }} as t
-    inner join {{ source('raw_sentences') }} as s on t.sentence_uid = s.sentence_uid
-    inner join {{ source('raw_files') }} as f on s.file_id = f.file_id
+    from {{ source('raw', 'raw_tokens') }} as t
+    inner join {{ source('raw', 'raw_sentences') }} as s on t.sentence_uid = s.sentence_uid
+    inner join {{ source('raw', 'raw_files') }} as f on s.file_id = f.file_id
     where f.project = '{{ project }}'
 ),
 
