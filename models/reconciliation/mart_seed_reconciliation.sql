@@ -12,6 +12,7 @@
 --                     mirror would have supplied (mart_missing_file_estimates);
 --   unexplained_rows  that remainder for every other author.
 -- diff_rows = curation_rows + dedup_rows + bottleneck_rows + missing_file_rows + unexplained_rows
+-- (all five 0 on a row that matches the seed)
 -- (data test). Grain: one row per (author, split) over the seed's authors and the build's.
 with
 
@@ -132,7 +133,7 @@ joined as (
     left join missing_authors as m on k.author = m.author
 ),
 
-final as (
+decomposed as (
     select
         j.author,
         j.split,
@@ -154,6 +155,21 @@ final as (
         j.build_rows = j.seed_rows as matches_seed
     from joined as j
     cross join active_profile as a
+),
+
+final as (
+    -- a row that matches the seed has nothing to explain: the counterfactual (seed key) is a model
+    -- of the seed's dedup that is not exact for every author (e.g. Athenaeus, Thucydides), so its
+    -- terms would only cancel out there
+    select
+        * replace (
+            case when matches_seed then 0 else curation_rows end as curation_rows,
+            case when matches_seed then 0 else dedup_rows end as dedup_rows,
+            case when matches_seed then 0 else bottleneck_rows end as bottleneck_rows,
+            case when matches_seed then 0 else missing_file_rows end as missing_file_rows,
+            case when matches_seed then 0 else unexplained_rows end as unexplained_rows
+        )
+    from decomposed
 )
 
 select * from final
