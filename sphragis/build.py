@@ -285,8 +285,12 @@ def build(settings: config.Settings | None = None, *, reingest: bool = True, wor
                     ingest_into(con, settings, out, summary, workers=workers)
                 step("models")
                 pins.load_missing_files(con, settings)  # source table of mart_seed_reconciliation
+                source_fps = {f"raw.{t}": fp for t in RAW_TABLES} if fp else {}
+                # pin_missing_files is made anew by every build: fingerprinted by its content
+                pin_rows = con.execute("select * from pin_missing_files order by all").fetchall()
+                source_fps["raw.pin_missing_files"] = hashlib.sha256(repr(pin_rows).encode()).hexdigest()
                 run_models(con, out, summary, select, {"registry_profile": settings.registry_profile}, full=full,
-                           source_fingerprints={f"raw.{t}": fp for t in RAW_TABLES} if fp else None,
+                           source_fingerprints=source_fps,
                            previous=prev if do_ingest and not full else None, project=project)
                 con.execute("create or replace table build_log as select ?::json as summary",
                             [json.dumps({"ingest": summary.ingest, "models": summary.models}, sort_keys=True)])

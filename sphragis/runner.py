@@ -676,7 +676,7 @@ def compile_tests(project: Project, only: set[str] | None = None) -> list[tuple[
 def _compile(project: Project, only: set[str] | None = None) -> list[tuple[str, str, str, list[str]]]:
     out = []
     for model, spec in sorted(project.schema.items()):
-        if only is not None and model not in only and model not in project.seeds:
+        if only is not None and model not in only:
             continue
         for t in _tests_of(spec):
             if isinstance(t, dict) and "unique_combination" in t:
@@ -733,8 +733,9 @@ def _short(v: object) -> str:
     return s if len(s) <= 60 else s[:57] + "..."
 
 
-def _layer(path: Path) -> str:
-    return path.parent.name if path.parent.name in ("staging", "intermediate", "marts") else path.parent.name
+def _layer(name: str) -> str:
+    """The dbt layer of a model from its name: ``stg_`` staging, ``int_`` intermediate, else marts."""
+    return {"stg": "staging", "int": "intermediate"}.get(name.split("_", 1)[0], "marts")
 
 
 def manifest(project: Project, results: dict, seeds_fp: dict, sources_fp: dict, tests: dict) -> dict:
@@ -764,7 +765,7 @@ def manifest(project: Project, results: dict, seeds_fp: dict, sources_fp: dict, 
             edges.add((d, name))
         r = results.get(name, {})
         models[name] = {
-            "path": rel(m.path), "layer": _layer(m.path), "materialized": m.materialized,
+            "path": rel(m.path), "layer": _layer(name), "materialized": m.materialized,
             "description": spec.get("description", ""),
             "columns": [{"name": c["name"], "description": c.get("description", "")}
                         for c in spec.get("columns", []) or []],

@@ -259,7 +259,7 @@ def _from_manifest(doc: dict) -> tuple[dict[str, Node], dict[str, Node]]:
         deps = m.get("depends_on") or []
         if isinstance(deps, dict):
             deps = [*deps.get("models", []), *deps.get("seeds", []), *deps.get("sources", []), *deps.get("nodes", [])]
-        models[name] = Node(name, "model", m.get("layer") or layer_of(name, m.get("path", "")),
+        models[name] = Node(name, "model", layer_of(name, m.get("path", "")),
                             description=m.get("description") or "", columns=cols,
                             tests=[test_label(t) for t in (m.get("data_tests") or m.get("tests") or [])],
                             path=_rel(m.get("path", "")), materialized=m.get("materialized") or "table",
