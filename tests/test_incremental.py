@@ -66,7 +66,8 @@ def test_reuse_is_byte_identical_to_a_full_build(real_settings, real_build, real
     project = runner.load_project(seeds_dir=seeds)
     s = build.build(inc, project=project)
     built = {k for k, v in s.status.items() if v[0] == "built"}
-    assert s.status["int_curated_sentences"] == ("built", "input changed: works_registry")
+    assert s.status["int_works_registry"] == ("built", "input changed: works_registry")
+    assert s.status["int_curated_sentences"] == ("built", "input changed: int_works_registry")
     assert "int_tokens" not in built and "int_token_morphology" not in built and "mart_benchmark_rows" in built
     r = writer.export(inc)
     con = duckdb.connect(str(inc.warehouse), read_only=True)
