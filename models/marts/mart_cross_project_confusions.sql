@@ -1,6 +1,7 @@
 -- Cross-project confusions (SPEC §5.1): on aligned tokens of pairs whose two records are both
 -- retained, every (field, value in project a, value in project b) where the two projects disagree,
--- with its token count and one example (the smallest dedup key showing it, with both texts).
+-- with its token count and one example (the smallest dedup key showing it, then the smallest
+-- sentence pair and token, with both texts).
 -- Fields: form, lemma, upos, deprel, and each published FEATS feature (`feats:Tense`; NULL value =
 -- feature absent). Grain: one row per (project_pair, field, value_a, value_b).
 with
@@ -59,8 +60,11 @@ grouped as (
         value_a,
         value_b,
         count(*) as tokens,
-        arg_min(struct_pack(sentence_uid_a := sentence_uid_a, sentence_uid_b := sentence_uid_b, i := i), dedup_key)
-            as example
+        -- deterministic: ties on the dedup key are broken by the pair's sentences and the token
+        arg_min(
+            struct_pack(sentence_uid_a := sentence_uid_a, sentence_uid_b := sentence_uid_b, i := i),
+            struct_pack(k := dedup_key, a := sentence_uid_a, b := sentence_uid_b, i := i)
+        ) as example
     from disagreements
     group by project_pair, field, value_a, value_b
 ),
