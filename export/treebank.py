@@ -44,7 +44,7 @@ from pathlib import Path
 import duckdb
 
 from sphragis import config
-from sphragis.queries import query
+from sphragis.queries import query, records
 
 #: The models that hold the selection (re-run with the options as variables when they differ
 #: from the build's defaults), in dependency order.
@@ -248,11 +248,10 @@ def validate_ud(paths: list[Path], required_level: int = REQUIRED_LEVEL, lang: s
 
 
 def _records(con: duckdb.DuckDBPyConnection, sql: str, params: dict | None = None) -> list[dict]:
+    """:func:`sphragis.queries.records` with values made JSON-ready (``metadata._plain``)."""
     from sphragis.export.metadata import _plain
 
-    cur = con.execute(sql, params or {})
-    names = [d[0] for d in cur.description]
-    return [{k: _plain(v) for k, v in zip(names, row)} for row in cur.fetchall()]
+    return [{k: _plain(v) for k, v in r.items()} for r in records(con, sql, params or {})]
 
 
 def _file_groups(vars_: dict, merged: bool) -> list[tuple[str, list[str], str]]:
