@@ -13,7 +13,7 @@ token_pairs as (select * from {{ ref('mart_cross_project_token_pairs') }}),
 feature_types as (select feature from {{ ref('feats_published_types') }}),
 
 scopes as (
-    select * from (values ('all'), ('retained')) as s (scope)
+    select s.scope from (values ('all'), ('retained')) as s (scope)
 ),
 
 text_rows as (
@@ -32,12 +32,12 @@ field_rows as (
         t.project_pair,
         f.field,
         case f.field
-            when 'form' then t.form_a is not distinct from t.form_b
-            when 'lemma' then t.lemma_a is not distinct from t.lemma_b
-            when 'upos' then t.upos_a is not distinct from t.upos_b
-            when 'feats' then t.feats_a is not distinct from t.feats_b
-            when 'head' then t.head_a is not distinct from t.head_b
-            when 'deprel' then t.deprel_a is not distinct from t.deprel_b
+            when 'form' then (t.form_a is not distinct from t.form_b)
+            when 'lemma' then (t.lemma_a is not distinct from t.lemma_b)
+            when 'upos' then (t.upos_a is not distinct from t.upos_b)
+            when 'feats' then (t.feats_a is not distinct from t.feats_b)
+            when 'head' then (t.head_a is not distinct from t.head_b)
+            when 'deprel' then (t.deprel_a is not distinct from t.deprel_b)
         end as agrees
     from token_pairs as t
     inner join scopes as s on s.scope = 'all' or t.both_retained
@@ -49,7 +49,7 @@ feature_rows as (
         s.scope,
         t.project_pair,
         'feats:' || ft.feature as field,
-        t.feats_map_a[ft.feature] is not distinct from t.feats_map_b[ft.feature] as agrees
+        (t.feats_map_a[ft.feature] is not distinct from t.feats_map_b[ft.feature]) as agrees
     from token_pairs as t
     inner join scopes as s on s.scope = 'all' or t.both_retained
     cross join feature_types as ft
