@@ -5,31 +5,14 @@ only shapes them into files (sorted keys, no timestamps, so exports are reproduc
 
 from __future__ import annotations
 
-from decimal import Decimal
 from pathlib import Path
 
 import duckdb
 
-from sphragis import config, queries
+from sphragis import config
 from sphragis.files import write_json, write_text_atomic
+from sphragis.queries import json_records as _records
 from sphragis.queries import query
-
-
-def _records(con: duckdb.DuckDBPyConnection, sql: str, params: list | dict | None = None) -> list[dict]:
-    """:func:`sphragis.queries.records` with JSON-ready values (:func:`_plain`)."""
-    return [{k: _plain(v) for k, v in r.items()} for r in queries.records(con, sql, params)]
-
-
-def _plain(v):
-    if isinstance(v, Decimal):
-        return float(v)
-    if isinstance(v, float):
-        return round(v, 6)
-    if isinstance(v, list):
-        return [_plain(x) for x in v]
-    if isinstance(v, dict):
-        return {k: _plain(x) for k, x in v.items()}
-    return v
 
 
 def _table(con: duckdb.DuckDBPyConnection, name: str, order_by: str = "all") -> list[dict]:

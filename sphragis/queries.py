@@ -10,6 +10,7 @@ Example: ``con.execute(query("overlap_resolution_counts")).fetchall()``.
 
 from __future__ import annotations
 
+from decimal import Decimal
 from functools import cache
 
 from .config import SQL_DIR
@@ -37,3 +38,23 @@ def records(con, sql: str, params: list | dict | None = None) -> list[dict]:
     cur = con.execute(sql, params or [])
     names = [d[0] for d in cur.description]
     return [dict(zip(names, row)) for row in cur.fetchall()]
+
+
+def json_value(v):
+    """A value of a DuckDB row as the export's JSON files hold it: DECIMAL → float, DOUBLE rounded
+    to 6 decimals, lists and structs (dicts) converted element by element, the rest unchanged."""
+    if isinstance(v, Decimal):
+        return float(v)
+    if isinstance(v, float):
+        return round(v, 6)
+    if isinstance(v, list):
+        return [json_value(x) for x in v]
+    if isinstance(v, dict):
+        return {k: json_value(x) for k, x in v.items()}
+    return v
+
+
+def json_records(con, sql: str, params: list | dict | None = None) -> list[dict]:
+    """:func:`records` with every value made JSON-ready by :func:`json_value` (the metadata of an
+    export and the training treebank's manifest)."""
+    return [{k: json_value(v) for k, v in r.items()} for r in records(con, sql, params)]
