@@ -188,8 +188,6 @@ def parse_name(name: str) -> AnnotationName:
 # it must match token for token (overlap selections only) and a reason when it cannot be rendered.
 # The rendering runs it, the token query of the view and annotation_render over relations
 # registered on the connection under fixed names (a read-only warehouse connection can register).
-_TOKENS = {"native": "annotation_tree_tokens", "source": "annotation_tree_tokens",
-           "published": "annotation_published_tokens"}
 _REGISTERED = ("annotation_selection", "annotation_tree", "annotation_wanted", "annotation_tokens")
 
 
@@ -315,8 +313,11 @@ def _rendered(con: duckdb.DuckDBPyConnection, name: str, selection: str, params:
         con.register("annotation_selection", con.sql(selection, params=params))
         con.register("annotation_tree", con.table(tree))
         con.register("annotation_wanted", con.sql(query("annotation_wanted")))
-        token_params = {"view": view} if _TOKENS[view] == "annotation_tree_tokens" else None
-        con.register("annotation_tokens", con.sql(query(_TOKENS[view]), params=token_params))
+        if view == "published":
+            tokens = con.sql(query("annotation_published_tokens"))
+        else:
+            tokens = con.sql(query("annotation_tree_tokens"), params={"view": view})
+        con.register("annotation_tokens", tokens)
         rows = con.execute(query("annotation_render"), {"source_key": source_key}).fetchall()
     finally:
         for name_ in _REGISTERED:
