@@ -164,7 +164,7 @@ def load(files: dict[str, dict[str, Path]]) -> tuple[duckdb.DuckDBPyConnection, 
     _temp_table(con, "audit_rows", query("audit_rows"))
     _temp_table(con, "audit_tokens", query("audit_tokens"))
     con.execute("drop table audit_files")
-    n = con.table("audit_units").count("*").fetchone()[0]
+    n = con.table("audit_units").count("*").fetchall()[0][0]
 
     _temp_table(con, "audit_markup", query("audit_markup"))
     vocab = [f for (f,) in con.execute(query("audit_vocabulary")).fetchall()]

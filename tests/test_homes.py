@@ -7,15 +7,17 @@ from __future__ import annotations
 
 import ast
 import graphlib
+import hashlib
 import re
 from pathlib import Path
 
 import pytest
 
-from sphragis import audit, benchmark, config, report
+from sphragis import audit, benchmark, build, config, report
 from sphragis.evaluation import overlap
 from sphragis.export import writer
 from sphragis.queries import QUERIES_DIR, query
+from test_atomic import tiny_settings
 
 REPO = Path(__file__).resolve().parents[1]
 #: Import name of each source folder of the package (pyproject ``package-dir``).
@@ -153,3 +155,39 @@ def test_the_build_uses_the_seeds(real_warehouse):
         (c.chunk_target_size, c.track) for c in benchmark.BY_NAME.values() if c.chunk_target_size > 1}
     folds = con.execute("select distinct fold_project || '-' || fold from mart_eval_fold_overlap order by 1").fetchall()
     assert [f for (f,) in folds] == sorted(f[0] for f in overlap.FOLDS)
+
+
+# --------------------------------------------------------------------------------------------
+# Byte identity of the export (issue 15: a refactor must not change the published bytes)
+
+SHA256_DIR = REPO / "tests" / "fixtures" / "export_sha256"
+_UPDATE = ("If the output change is intended, update {file} (`sha256sum` of the listed files, run in the "
+           "export directory) in the same commit and say why in its message.")
+
+
+def _check_sha256(out: Path, listing: Path) -> None:
+    want = dict(reversed(line.split("  ", 1)) for line in listing.read_text(encoding="utf-8").splitlines())
+    got = {rel: hashlib.sha256((out / rel).read_bytes()).hexdigest() for rel in want if (out / rel).is_file()}
+    changed = sorted(rel for rel in want if got.get(rel) != want[rel])
+    assert not changed, (f"export bytes differ from {listing.relative_to(REPO)} for {len(changed)} file(s): "
+                         f"{', '.join(changed[:6])}{' ...' if len(changed) > 6 else ''}. "
+                         + _UPDATE.format(file=listing.relative_to(REPO)))
+
+
+def test_fixture_export_is_byte_identical(tmp_path):
+    # the fixture cuts (tests/fixtures/sources) built and exported: every file of the export,
+    # Parquet (their schema and writer options; the cuts are too small for a published row),
+    # metadata JSON, LICENSES.md and the dataset card
+    settings = tiny_settings(tmp_path)
+    build.build(settings)
+    writer.export(settings, full=True)
+    listing = SHA256_DIR / "fixture.sha256"
+    written = sorted(str(p.relative_to(settings.out)) for p in settings.out.rglob("*") if p.is_file())
+    assert written == sorted(line.split("  ", 1)[1] for line in listing.read_text(encoding="utf-8").splitlines())
+    _check_sha256(settings.out, listing)
+
+
+@pytest.mark.integration
+def test_real_export_parquet_is_byte_identical(real_export):
+    # the 24 Parquet files of the export of the pinned sources (main at 517f96d, `sphragis export --full`)
+    _check_sha256(real_export, SHA256_DIR / "real.sha256")
