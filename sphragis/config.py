@@ -177,13 +177,15 @@ def read_seed(name: str, columns: tuple[str, ...], seeds_dir: Path = SEEDS_DIR) 
 def projects() -> tuple[dict[str, str], ...]:
     """The seven treebank projects, highest SPEC §7 source priority first, from the seed
     ``sql/seeds/source_priority.csv`` (the one list of projects; the models ``ref()`` it): dicts
-    with ``project``, ``priority``, ``treebank_source`` (SPEC §1 display name) and
-    ``syntax_scheme`` (``UD`` or ``AGDT``, the native tree scheme).
+    with ``project``, ``priority``, ``treebank_source`` (SPEC §1 display name),
+    ``syntax_scheme`` (``UD`` or ``AGDT``, the native tree scheme) and ``tag_source`` (where the
+    SPEC §3 nine-position tag comes from: ``postag`` the AGDT postag, ``xpos`` an AGDT tag in the
+    CoNLL-U XPOS, ``upos_feats`` derived from UPOS and FEATS).
 
     Raises:
         ValueError: a malformed seed (file and line named) or a non-integer priority.
     """
-    rows = read_seed("source_priority", ("project", "priority", "treebank_source", "syntax_scheme"))
+    rows = read_seed("source_priority", ("project", "priority", "treebank_source", "syntax_scheme", "tag_source"))
     for line, row in enumerate(rows, start=2):
         if not row["priority"].isdigit():
             raise ValueError(f"{SEEDS_DIR / 'source_priority.csv'}:{line}: priority must be an integer")

@@ -49,6 +49,7 @@ import jinja2
 import yaml
 
 from . import udfs
+from .config import projects
 from .config import DEFAULT_REGISTRY_PROFILE, MACROS_DIR, MODELS_DIR, SEEDS_DIR, SPLIT_SEED, SQL_DIR, TRAINING_TREEBANK_VARS
 
 DEFAULT_VARS = {"split_seed": SPLIT_SEED, "min_cell_tokens": 1000, "min_author_rows": 50,
@@ -200,6 +201,9 @@ class _Renderer:
         self.rec: dict = {}
         self.variables: dict = {}
         self.env.globals.update(ref=self._ref, source=self._source, config=self._config, var=self._var)
+        # the treebank projects of the seed source_priority (sphragis.config.projects(): dicts with
+        # project, priority, treebank_source, syntax_scheme, tag_source), highest SPEC §7 priority first
+        self.env.globals["projects"] = projects()
         for p in macro_files:
             self.texts[str(p)] = p.read_text(encoding="utf-8")
             mod = self._call(str(p), lambda name=str(p): self.env.get_template(name).module)
