@@ -60,8 +60,6 @@ def card_sections(con: duckdb.DuckDBPyConnection) -> dict:
     ``license_rows`` (:func:`license_rows`) and ``split_block`` (the 50-row cut, runner variable
     ``min_author_rows``).
     """
-    from sphragis import runner
-
     profiles = _table(con, "int_registry_profiles", "profile")
     active = [p["profile"] for p in profiles if p["is_active"]]
     per_author = _table(con, "mart_author_splits", "author")
@@ -90,7 +88,7 @@ def card_sections(con: duckdb.DuckDBPyConnection) -> dict:
         "genres": _records(con, query("card_genres")),
         "merge_effects": _table(con, "mart_merge_effects", "kind, published_category, part_share_pct desc, part_category"),
         "license_rows": license_rows(con),
-        "split_block": runner.DEFAULT_VARS["min_author_rows"],
+        "split_block": config.BUILD_VARS["min_author_rows"],
     }
 
 

@@ -96,6 +96,22 @@ DEFAULT_MIRROR = "../shared/sources"
 #: --registry-profile`` (build variable ``registry_profile``).
 DEFAULT_REGISTRY_PROFILE = "seed000"
 
+#: Every build variable (the models' ``var()``) with its default: their one home. The runner
+#: renders the models with these (``runner.DEFAULT_VARS`` is this dict); ``sphragis
+#: export-treebank`` starts from the ``treebank_*`` ones (:data:`TRAINING_TREEBANK_VARS`);
+#: pyproject.toml's sqlfluff stand-in of ``var()`` repeats them for the linter and
+#: tests/test_homes.py checks that it matches. ``min_cell_tokens``: tokens an (author, project)
+#: cell needs to enter mart_rates (SPEC §11); ``min_author_rows``: the split block, the largest
+#: chunk size (seed 000 "Configurations"); ``registry_profile``: the works-registry profile built.
+BUILD_VARS: dict[str, object] = {
+    "split_seed": SPLIT_SEED,
+    "min_cell_tokens": 1000,
+    "min_author_rows": 50,
+    "registry_profile": DEFAULT_REGISTRY_PROFILE,
+    "default_registry_profile": DEFAULT_REGISTRY_PROFILE,
+    **TRAINING_TREEBANK_VARS,
+}
+
 #: The leakage audit's document inside an export folder (SPEC §11): written by ``sphragis audit``,
 #: read by ``sphragis report``.
 LEAKAGE_REPORT = Path("metadata") / "leakage_report.json"

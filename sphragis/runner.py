@@ -49,12 +49,10 @@ import jinja2
 import yaml
 
 from . import udfs
-from .config import projects
-from .config import DEFAULT_REGISTRY_PROFILE, MACROS_DIR, MODELS_DIR, SEEDS_DIR, SPLIT_SEED, SQL_DIR, TRAINING_TREEBANK_VARS
+from .config import BUILD_VARS, MACROS_DIR, MODELS_DIR, SEEDS_DIR, SQL_DIR, projects
 
-DEFAULT_VARS = {"split_seed": SPLIT_SEED, "min_cell_tokens": 1000, "min_author_rows": 50,
-                "registry_profile": DEFAULT_REGISTRY_PROFILE, "default_registry_profile": DEFAULT_REGISTRY_PROFILE}
-DEFAULT_VARS.update(TRAINING_TREEBANK_VARS)
+#: The defaults of ``var()``: :data:`sphragis.config.BUILD_VARS` (their one home).
+DEFAULT_VARS = BUILD_VARS
 SQL_TESTS_DIR = SQL_DIR / "tests"
 #: The table holding the manifest of the build that made the warehouse (one row, column ``manifest``).
 MANIFEST_TABLE = "build_manifest"

@@ -9,11 +9,12 @@ import ast
 import graphlib
 import hashlib
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
 
-from sphragis import audit, benchmark, build, config, report
+from sphragis import audit, benchmark, build, config, report, runner
 from sphragis.evaluation import overlap
 from sphragis.export import writer
 from sphragis.queries import QUERIES_DIR, query
@@ -49,6 +50,35 @@ def test_projects_come_from_the_priority_seed():
     assert pins == set(seed.items())
     assert overlap.PROJECTS == ("agdt", "gorman", "pedalion", "harrington")
     assert [f[0] for f in overlap.FOLDS] == ["ud_perseus-dev", "ud_perseus-test", "ud_proiel-dev", "ud_proiel-test"]
+
+
+def test_build_variables_have_one_home():
+    # the runner renders var() from config.BUILD_VARS; the export-treebank defaults are its subset
+    assert runner.DEFAULT_VARS is config.BUILD_VARS
+    assert config.BUILD_VARS["split_seed"] == config.SPLIT_SEED == 776
+    assert config.BUILD_VARS["min_author_rows"] == 50 and config.BUILD_VARS["min_cell_tokens"] == 1000
+    assert {k: config.BUILD_VARS[k] for k in config.TRAINING_TREEBANK_VARS} == config.TRAINING_TREEBANK_VARS
+    # pyproject's sqlfluff stand-ins (the linter cannot import the package) repeat them exactly
+    sqlfluff = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["sqlfluff"]["templater"]
+    var = re.fullmatch(r"\{% macro var\(name\) %\}\{\{ (\{.*\})\[name\] \}\}\{% endmacro %\}",
+                       sqlfluff["jinja"]["macros"]["var"])
+    assert ast.literal_eval(var.group(1)) == config.BUILD_VARS, "update pyproject's sqlfluff var() stand-in"
+    seed = [{k: p[k] for k in ("project", "syntax_scheme", "tag_source")} for p in config.projects()]
+    assert ast.literal_eval(sqlfluff["jinja"]["context"]["projects"]) == seed, (
+        "update pyproject's sqlfluff `projects` stand-in from sql/seeds/source_priority.csv")
+
+
+def test_models_take_the_projects_from_the_seed():
+    project = runner.load_project()
+    # union_staged: AGDT-scheme projects, then UD, each in priority order
+    assert re.findall(r"from (stg_\w+__sentences)", runner.render(project, "int_sentences")) == [
+        "stg_agdt__sentences", "stg_gorman__sentences", "stg_pedalion__sentences", "stg_harrington__sentences",
+        "stg_ud_perseus__sentences", "stg_ud_proiel__sentences", "stg_ud_ptnk__sentences"]
+    assert re.findall(r"\bas (n_[a-z]+),", runner.render(project, "mart_relation_rules"))[1:5] == [
+        "n_agdt", "n_gorman", "n_pedalion", "n_harrington"]
+    # the UPOS+FEATS-derived tags: source_priority.tag_source
+    assert "where project in ('ud_proiel', 'ud_ptnk') and upos is not null" in runner.render(
+        project, "int_token_morphology")
 
 
 def test_a_bad_seed_names_its_file_and_line(tmp_path):
