@@ -71,8 +71,11 @@ select * from renamed
 nullif(trim(list_extract(list_filter(comments, lambda c: c like '# {{ key }} =%'), -1)[length('# {{ key }} =') + 1:]), '')
 {%- endmacro %}
 
-{%- macro stg_xml_tokens(project) -%}
-{#- AGDT-style XML words: @postag → postag, @relation → relation; everything else stays in attrs. -#}
+{%- macro stg_tokens(project, conllu) -%}
+{#- One project's staged tokens. AGDT-style XML words (conllu false): @postag → postag, @relation →
+    relation, an empty value is NULL; everything else stays in attrs. CoNLL-U rows (conllu true):
+    `_` becomes NULL; multiword ranges and empty nodes are flagged, not dropped. -#}
+{%- set empty = "'_'" if conllu else "''" %}
 with
 
 raw_tokens as (
@@ -92,59 +95,19 @@ renamed as (
         id as src_id,
         try_cast(id as integer) as token_num,
         form,
-        lemma,
-        nullif(xpos, '') as postag,
-        cast(null as varchar) as upos,
-        cast(null as varchar) as feats,
+        {{ "nullif(lemma, '_')" if conllu else 'lemma' }} as lemma,
+        nullif(xpos, {{ empty }}) as postag,
+        {{ "nullif(upos, '_')" if conllu else 'cast(null as varchar)' }} as upos,
+        {{ "nullif(feats, '_')" if conllu else 'cast(null as varchar)' }} as feats,
         head as head_src,
         try_cast(head as integer) as head_num,
-        nullif(deprel, '') as relation,
-        cast(null as varchar) as misc,
-        coalesce(attrs['artificial'] is not null, false) as is_artificial,
-        false as is_multiword,
-        false as is_empty_node,
-        attrs['cite'] as cite,
-        attrs
-    from raw_tokens
-)
-
-select * from renamed
-{%- endmacro %}
-
-{%- macro stg_conllu_tokens(project) -%}
-{#- CoNLL-U rows: `_` becomes NULL; multiword ranges and empty nodes are flagged, not dropped. -#}
-with
-
-raw_tokens as (
-    select t.*
-    from {{ source('raw', 'raw_tokens') }} as t
-    inner join {{ source('raw', 'raw_sentences') }} as s on t.sentence_uid = s.sentence_uid
-    inner join {{ source('raw', 'raw_files') }} as f on s.file_id = f.file_id
-    where f.project = '{{ project }}'
-),
-
-renamed as (
-    select
-        '{{ project }}' as project,
-        sentence_uid,
-        token_pos,
-        line,
-        id as src_id,
-        try_cast(id as integer) as token_num,
-        form,
-        nullif(lemma, '_') as lemma,
-        nullif(xpos, '_') as postag,
-        nullif(upos, '_') as upos,
-        nullif(feats, '_') as feats,
-        head as head_src,
-        try_cast(head as integer) as head_num,
-        nullif(deprel, '_') as relation,
-        nullif(misc, '_') as misc,
-        false as is_artificial,
-        contains(id, '-') as is_multiword,
-        contains(id, '.') as is_empty_node,
-        regexp_extract(misc, '(?:^|\|)Ref=([^|]*)', 1) as cite,
-        cast(null as map(varchar, varchar)) as attrs
+        nullif(deprel, {{ empty }}) as relation,
+        {{ "nullif(misc, '_')" if conllu else 'cast(null as varchar)' }} as misc,
+        {{ 'false' if conllu else "coalesce(attrs['artificial'] is not null, false)" }} as is_artificial,
+        {{ "contains(id, '-')" if conllu else 'false' }} as is_multiword,
+        {{ "contains(id, '.')" if conllu else 'false' }} as is_empty_node,
+        {{ "regexp_extract(misc, '(?:^|\\|)Ref=([^|]*)', 1)" if conllu else "attrs['cite']" }} as cite,
+        {{ 'cast(null as map(varchar, varchar))' if conllu else 'attrs' }} as attrs
     from raw_tokens
 )
 
