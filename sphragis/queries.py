@@ -13,6 +13,9 @@ from __future__ import annotations
 from decimal import Decimal
 from functools import cache
 
+import duckdb
+
+from . import config
 from .config import SQL_DIR
 
 QUERIES_DIR = SQL_DIR / "queries"
@@ -30,6 +33,22 @@ def query(name: str) -> str:
         known = ", ".join(sorted(p.stem for p in QUERIES_DIR.glob("*.sql")))
         raise LookupError(f"no named query {path}; known: {known}")
     return path.read_text(encoding="utf-8")
+
+
+def open_warehouse(path=None) -> duckdb.DuckDBPyConnection:
+    """Open the warehouse ``path`` (default ``SPHRAGIS_WAREHOUSE``) read-only.
+
+    Raises:
+        FileNotFoundError: no warehouse file there (run ``sphragis build``).
+        RuntimeError: DuckDB cannot open it (e.g. another process holds it for writing).
+    """
+    path = path or config.settings().warehouse
+    if not path.is_file():
+        raise FileNotFoundError(f"no warehouse at {path}; run `sphragis build` (or set SPHRAGIS_WAREHOUSE)")
+    try:
+        return duckdb.connect(str(path), read_only=True)
+    except duckdb.Error as exc:
+        raise RuntimeError(f"cannot open the warehouse {path} read-only: {exc}") from exc
 
 
 def records(con, sql: str, params: list | dict | None = None) -> list[dict]:
