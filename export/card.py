@@ -32,7 +32,6 @@ import pyarrow.parquet as pq
 import yaml
 
 from sphragis import config
-from sphragis.authorship import RETAINED_PSEUDONYMOUS_AUTHORS
 
 from sphragis.benchmark import CONFIGS, SPLITS
 
@@ -198,7 +197,7 @@ def context(out: Path) -> dict:
         "per_author": per_author,
         "seed_totals": seed_totals,
         "held_out": report["held_out_splits"],
-        "retained_pseudonymous": sorted(RETAINED_PSEUDONYMOUS_AUTHORS),
+        "retained_pseudonymous": sorted(config.RETAINED_PSEUDONYMOUS_AUTHORS),
         "exclusions": report["exclusions"],
         "pipeline": report["pipeline"],
         "priority": [p["treebank_source"] for p in config.projects()],

@@ -5,40 +5,18 @@ only shapes them into files (sorted keys, no timestamps, so exports are reproduc
 
 from __future__ import annotations
 
-import json
-from collections import defaultdict
-from decimal import Decimal
 from pathlib import Path
 
 import duckdb
 
 from sphragis import config
-
-
-def _records(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> list[dict]:
-    cur = con.execute(sql, params or [])
-    names = [d[0] for d in cur.description]
-    return [{k: _plain(v) for k, v in zip(names, row)} for row in cur.fetchall()]
-
-
-def _plain(v):
-    if isinstance(v, Decimal):
-        return float(v)
-    if isinstance(v, float):
-        return round(v, 6)
-    if isinstance(v, list):
-        return [_plain(x) for x in v]
-    if isinstance(v, dict):
-        return {k: _plain(x) for k, x in v.items()}
-    return v
+from sphragis.files import write_json, write_text_atomic
+from sphragis.queries import json_records as _records
+from sphragis.queries import query
 
 
 def _table(con: duckdb.DuckDBPyConnection, name: str, order_by: str = "all") -> list[dict]:
     return _records(con, f"select * from {name} order by {order_by}")
-
-
-def _dump(obj: object, path: Path) -> None:
-    path.write_text(json.dumps(obj, ensure_ascii=False, indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
 
 def build_report(con: duckdb.DuckDBPyConnection) -> dict:
@@ -50,53 +28,21 @@ def build_report(con: duckdb.DuckDBPyConnection) -> dict:
     ``ingest_rejects``, ``tree_repairs``, ``tag_quality``, ``relation_fallbacks``,
     ``source_held_out_track`` and ``configurations``.
     """
-    fates = _records(con, "select project, author, fate, count(*) as n from mart_sentence_fates group by all order by all")
-
-    def summarize(rows):
-        c = defaultdict(int)
-        for r in rows:
-            c[r["fate"]] += r["n"]
-        raw = sum(c.values())
-        excluded = sum(v for k, v in c.items() if k.startswith("excluded_"))
-        retained = raw - excluded - c["rejected_at_ingest"] - c["no_published_tokens"]
-        return {
-            "raw_sentences": raw,
-            "rejected_at_ingest": c["rejected_at_ingest"],
-            "no_published_tokens": c["no_published_tokens"],
-            "excluded_by_curation": excluded,
-            "retained_after_curation": retained,
-            "removed_as_duplicates": c["duplicate"],
-            "omitted_for_author_conflict_rows": c["author_conflict"],
-            "omitted_empty_dedup_key": c["empty_dedup_key"],
-            "eligible": c["eligible"],
-        }
-
-    by_project, by_author = defaultdict(list), defaultdict(list)
-    for r in fates:
-        by_project[r["project"]].append(r)
-        if r["author"] is not None and not r["fate"].startswith("excluded_"):
-            by_author[r["author"]].append(r)
-    overall = summarize(fates)
-    overall["omitted_for_author_conflict_groups"] = con.execute(
-        "select count(*) from int_dedup_groups where status = 'author_conflict'").fetchone()[0]
-    exclusions = _records(con, """
-        select decision as reason, count(*) as sentences, count(distinct project || '|' || document_key) as documents
-        from int_curated_sentences where not is_retained group by 1 order by 1""")
+    fates = _records(con, query("build_report_fates"))
+    counts = {(r.pop("scope"), r.pop("key")): r for r in fates}
+    overall = counts[("pipeline", None)]
+    overall["omitted_for_author_conflict_groups"] = _records(con, query("build_report_conflict_groups"))[0]["groups"]
+    exclusions = _records(con, query("build_report_exclusions"))
     return {
         "pipeline": overall,
-        "per_project": {p: summarize(v) for p, v in sorted(by_project.items())},
-        "per_author": {a: summarize(v) for a, v in sorted(by_author.items())},
+        "per_project": {key: r for (scope, key), r in counts.items() if scope == "project"},
+        "per_author": {key: r for (scope, key), r in counts.items() if scope == "author"},
         "exclusions": exclusions,
-        "excluded_documents": _records(con, """
-            select c.project, c.document_key, any_value(r.author) as author, any_value(r.work) as work,
-                   c.decision as reason, any_value(r.justification) as justification, count(*) as sentences
-            from int_curated_sentences c join int_works_registry r using (project, document_key)
-            where not c.is_retained group by c.project, c.document_key, c.decision order by all"""),
+        "excluded_documents": _records(con, query("build_report_excluded_documents")),
         "ingest_rejects": _table(con, "ingest_rejects", "file_id, line"),
         "tree_repairs": _table(con, "mart_tree_repairs"),
         "tag_quality": _table(con, "mart_tag_quality"),
-        "relation_fallbacks": _records(con, "select * from mart_relation_rules where ud_relation = 'dep' order by all")
-        if _has_column(con, "mart_relation_rules", "ud_relation") else _table(con, "mart_relation_rules"),
+        "relation_fallbacks": _table(con, "mart_relation_rules"),
         "source_held_out_track": _table(con, "mart_held_out_choices"),
         "configurations": _table(con, "mart_config_summary"),
         **card_sections(con),
@@ -114,8 +60,6 @@ def card_sections(con: duckdb.DuckDBPyConnection) -> dict:
     ``license_rows`` (:func:`license_rows`) and ``split_block`` (the 50-row cut, runner variable
     ``min_author_rows``).
     """
-    from sphragis import runner
-
     profiles = _table(con, "int_registry_profiles", "profile")
     active = [p["profile"] for p in profiles if p["is_active"]]
     per_author = _table(con, "mart_author_splits", "author")
@@ -140,19 +84,12 @@ def card_sections(con: duckdb.DuckDBPyConnection) -> dict:
             },
         },
         "per_author_splits": [a for a in per_author if a["total"]],
-        "held_out_splits": _records(con, """
-            select author, held_out_source, train_rows as train, validation_rows as validation, test_rows as test
-            from mart_held_out_choices where is_retained order by author"""),
-        "genres": _records(con, "select genre, sum(rows) as rows from mart_genre_rows group by genre order by genre"),
+        "held_out_splits": _records(con, query("card_held_out_splits")),
+        "genres": _records(con, query("card_genres")),
         "merge_effects": _table(con, "mart_merge_effects", "kind, published_category, part_share_pct desc, part_category"),
         "license_rows": license_rows(con),
-        "split_block": runner.DEFAULT_VARS["min_author_rows"],
+        "split_block": config.BUILD_VARS["min_author_rows"],
     }
-
-
-def _has_column(con: duckdb.DuckDBPyConnection, table: str, column: str) -> bool:
-    return bool(con.execute("select 1 from duckdb_columns() where table_name = ? and column_name = ?",
-                            [table, column]).fetchone())
 
 
 def dataset_variants(con: duckdb.DuckDBPyConnection, summary: dict) -> dict:
@@ -160,29 +97,17 @@ def dataset_variants(con: duckdb.DuckDBPyConnection, summary: dict) -> dict:
     out = {}
     for cfg, splits in summary.items():
         entry = {"splits": splits,
-                 "authors": [r["author"] for r in _records(
-                     con, "select distinct author from mart_benchmark_rows where config = ? order by 1", [cfg])]}
+                 "authors": [r["author"] for r in _records(con, query("variant_authors"), {"config": cfg})]}
         if not cfg.endswith("_1"):
-            entry["chunks"] = _records(con, """
-                select split, id as chunk_id, author, constituent_ids, chunk_is_mixed_work
-                from mart_benchmark_rows where config = ? order by split, row_order""", [cfg])
+            entry["chunks"] = _records(con, query("variant_chunks"), {"config": cfg})
         out[cfg] = entry
-    out["_exclusions"] = _table(con, "mart_split_exclusions") if _exists(con, "mart_split_exclusions") else []
+    out["_exclusions"] = _table(con, "mart_split_exclusions")
     return out
-
-
-def _exists(con: duckdb.DuckDBPyConnection, table: str) -> bool:
-    return bool(con.execute("select 1 from duckdb_tables() where table_name = ?", [table]).fetchone())
 
 
 def source_revisions(con: duckdb.DuckDBPyConnection) -> dict:
     """Pinned snapshots (sphragis/sources.json) with the files actually read from each."""
-    files = _records(con, """
-        select snapshot, path, sha256, bytes, n_sentences_expected, n_sentences_ingested, n_tokens_ingested
-        from raw_files order by snapshot, path""")
-    by_snap = defaultdict(list)
-    for f in files:
-        by_snap[f.pop("snapshot")].append(f)
+    by_snap = {r["snapshot"]: r["files"] for r in _records(con, query("source_revision_files"))}
     return {"snapshots": [
         {**{k: s[k] for k in ("name", "treebank_source", "upstream", "commit", "commit_date", "license", "archive",
                               "sha256", "included_prefixes", "missing")},
@@ -201,16 +126,7 @@ LICENSE_NOTES = {
 def license_rows(con: duckdb.DuckDBPyConnection) -> list[dict]:
     """Per (treebank_source, license): rows of the _1 configurations with a record of it (a row_id
     published on both tracks counts once)."""
-    return _records(con, """
-        with published as (
-            select distinct id as row_id from mart_benchmark_rows where config in ('sentence_1', 'source_held_out_1')
-        ),
-        records as (
-            select e.row_id, unnest(e.source_records) as r
-            from int_eligible_sentences as e inner join published as p on e.row_id = p.row_id
-        )
-        select r.treebank_source, r.license, count(distinct row_id) as rows
-        from records group by all order by all""")
+    return _records(con, query("license_rows"))
 
 
 def licenses_md(con: duckdb.DuckDBPyConnection) -> str:
@@ -243,8 +159,7 @@ def licenses_md(con: duckdb.DuckDBPyConnection) -> str:
 def write_all(con: duckdb.DuckDBPyConnection, out: Path, summary: dict) -> None:
     """Write metadata/*.json and LICENSES.md into ``out`` (an export directory being built)."""
     meta = out / "metadata"
-    meta.mkdir(parents=True, exist_ok=True)
-    _dump(dataset_variants(con, summary), meta / "dataset_variants.json")
-    _dump(build_report(con), meta / "build_report.json")
-    _dump(source_revisions(con), meta / "source_revisions.json")
-    (out / "LICENSES.md").write_text(licenses_md(con), encoding="utf-8")
+    write_json(meta / "dataset_variants.json", dataset_variants(con, summary), sort_keys=True)
+    write_json(meta / "build_report.json", build_report(con), sort_keys=True)
+    write_json(meta / "source_revisions.json", source_revisions(con), sort_keys=True)
+    write_text_atomic(out / "LICENSES.md", licenses_md(con))

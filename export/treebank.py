@@ -33,7 +33,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import io
-import json
 import os
 import shutil
 import sys
@@ -44,7 +43,9 @@ from pathlib import Path
 import duckdb
 
 from sphragis import config
-from sphragis.queries import query, records
+from sphragis.files import replace_dir, write_json
+from sphragis.queries import json_records as _records
+from sphragis.queries import query
 
 #: The models that hold the selection (re-run with the options as variables when they differ
 #: from the build's defaults), in dependency order.
@@ -247,13 +248,6 @@ def validate_ud(paths: list[Path], required_level: int = REQUIRED_LEVEL, lang: s
 # --------------------------------------------------------------------------------------------
 
 
-def _records(con: duckdb.DuckDBPyConnection, sql: str, params: dict | None = None) -> list[dict]:
-    """:func:`sphragis.queries.records` with values made JSON-ready (``metadata._plain``)."""
-    from sphragis.export.metadata import _plain
-
-    return [{k: _plain(v) for k, v in r.items()} for r in records(con, sql, params or {})]
-
-
 def _file_groups(vars_: dict, merged: bool) -> list[tuple[str, list[str], str]]:
     """(file stem, projects, split) for every file to write."""
     splits = ["train", "dev"] if vars_["treebank_dev_percent"] else ["train"]
@@ -331,11 +325,8 @@ def export_treebank(out: Path, options: dict | None = None, *, merged: bool = Fa
                 # the validator's examples name the temporary folder; name the file only
                 for m in validation["messages"]:
                     m["example"] = m["example"].replace(str(tmp) + os.sep, "")
-            (tmp / "manifest.json").write_text(json.dumps(manifest, ensure_ascii=False, indent=2) + "\n",
-                                               encoding="utf-8")
-            from sphragis.export.writer import _swap
-
-            _swap(tmp, out)
+            write_json(tmp / "manifest.json", manifest)
+            replace_dir(tmp, out)
     finally:
         con.close()
         shutil.rmtree(tmp, ignore_errors=True)
@@ -346,13 +337,8 @@ def _manifest(con: duckdb.DuckDBPyConnection, vars_: dict, merged: bool, files: 
               validation: dict | None) -> dict:
     counts = _records(con, query("training_treebank_counts"))
     perseus = _records(con, query("training_treebank_perseus_sources"))
-    excluded = _records(con, """
-        select sent_id, project, path, upstream_sentence_id, reason, reasons, folds, fold_sent_ids, match_rule,
-               work_id, curation_decision, kept_sent_id
-        from mart_training_treebank_exclusions order by project, sent_id""")
-    works = _records(con, """
-        select project, work_id, author, work, count(*) as sentences, sum(n_tokens)::bigint as tokens
-        from mart_training_treebank group by all order by project, work_id nulls last, work""")
+    excluded = _records(con, query("training_treebank_exclusions"))
+    works = _records(con, query("training_treebank_works"))
     by_project = {c["project"]: c for c in counts}
     return {
         "about": "Leakage-clean training treebank (sphragis export-treebank; issue 18, seed 001 'Leakage controls').",

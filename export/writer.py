@@ -48,6 +48,7 @@ from udtools.udeval import UDError, load_conllu
 from sphragis import config
 from sphragis.benchmark import CONFIGS, SPLITS
 from sphragis.build import build_lock, remove_stale_builds
+from sphragis.files import replace_dir
 
 from .conllu_units import UnitValidationError, check_invariants, unit_at
 
@@ -104,16 +105,6 @@ def _open(settings: config.Settings) -> duckdb.DuckDBPyConnection:
     if not settings.warehouse.exists():
         raise ExportError(f"no warehouse at {settings.warehouse}; run `sphragis build` (or `make build`) first")
     return duckdb.connect(str(settings.warehouse), read_only=True)
-
-
-def _json_dump(obj: object, path: Path) -> None:
-    path.write_text(json.dumps(obj, ensure_ascii=False, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-
-
-def _records(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> list[dict]:
-    cur = con.execute(sql, params or [])
-    names = [d[0] for d in cur.description]
-    return [dict(zip(names, row)) for row in cur.fetchall()]
 
 
 def fetch_units(con: duckdb.DuckDBPyConnection) -> pa.Table:
@@ -443,7 +434,7 @@ def _write_all(con: duckdb.DuckDBPyConnection, units, tmp: Path, out: Path, stat
         (tmp / "metadata").mkdir()
         metadata.write_all(con, tmp, summary)
         card.write_card(tmp)  # rendered from the files just written (export/card.py)
-        _swap(tmp, out)
+        replace_dir(tmp, out)
         return summary, files
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -570,15 +561,6 @@ class ExportState:
                "report": report}
         (d / "state.json.tmp").write_text(json.dumps(doc, sort_keys=True, indent=1), encoding="utf-8")
         os.replace(d / "state.json.tmp", d / "state.json")
-
-
-def _swap(tmp: Path, out: Path) -> None:
-    """Replace ``out`` by ``tmp`` with two renames (the old tree is removed only afterwards)."""
-    old = out.with_name(f"{out.name}.old-{os.getpid()}")
-    if out.exists():
-        os.replace(out, old)
-    os.replace(tmp, out)
-    shutil.rmtree(old, ignore_errors=True)
 
 
 def print_summary(report: dict, seconds: float) -> None:

@@ -152,8 +152,7 @@ def load(files: dict[str, dict[str, Path]]) -> tuple[duckdb.DuckDBPyConnection, 
     })
     con.register("audit_inputs", inputs)
     try:
-        con.execute("create temp table audit_files as " + query("audit_files"),
-                    {"paths": inputs.column("path").to_pylist()})
+        _temp_table(con, "audit_files", query("audit_files"), {"paths": inputs.column("path").to_pylist()})
     except duckdb.Error as exc:
         raise AuditError(f"cannot read the export's Parquet files: {exc}") from exc
     con.unregister("audit_inputs")
@@ -161,23 +160,27 @@ def load(files: dict[str, dict[str, Path]]) -> tuple[duckdb.DuckDBPyConnection, 
     if bad:
         raise AuditError(f"{files[bad[0]][bad[1]]}: row {bad[2]} has lists of different lengths "
                          "(dedup_key, text, conllu and treebank_source need one entry per unit)")
-    con.execute("create temp table audit_units as " + query("audit_units"))
-    con.execute("create temp table audit_rows as select cfg, split, r, author, treebank_source, dedup_key "
-                "from audit_files")
-    con.execute("create temp table audit_tokens as " + query("audit_tokens"))
+    _temp_table(con, "audit_units", query("audit_units"))
+    _temp_table(con, "audit_rows", query("audit_rows"))
+    _temp_table(con, "audit_tokens", query("audit_tokens"))
     con.execute("drop table audit_files")
-    n = con.execute("select count(*) from audit_units").fetchone()[0]
+    n = con.table("audit_units").count("*").fetchall()[0][0]
 
-    con.execute("create temp table audit_markup as " + query("audit_markup_features"))
-    vocab = [f for (f,) in con.execute("select distinct feature from audit_markup order by feature").fetchall()]
+    _temp_table(con, "audit_markup", query("audit_markup"))
+    vocab = [f for (f,) in con.execute(query("audit_vocabulary")).fetchall()]
     trip = con.execute(query("audit_markup_triplets")).fetchnumpy()
     markup = sp.csr_matrix((trip["n"].astype(np.float64), (trip["unit_idx"], trip["j"])), shape=(n, len(vocab)))
 
-    texts = [t for (t,) in con.execute("select unit_text from audit_units order by unit_idx").fetchall()]
+    texts = [t for (t,) in con.execute(query("audit_texts")).fetchall()]
     cv = CountVectorizer(analyzer="char_wb", ngram_range=CHAR_NGRAMS, lowercase=False, dtype=np.float64)
     text = cv.fit_transform(texts).tocsr()
     return con, Units(n=n, markup=markup, markup_vocab=vocab, text=text,
                       text_vocab=list(cv.get_feature_names_out()))
+
+
+def _temp_table(con: duckdb.DuckDBPyConnection, name: str, sql: str, params: dict | None = None) -> None:
+    """Create the temporary table ``name`` holding the result of ``sql`` (a named query)."""
+    con.execute(f"create temp table {name} as " + sql, params)
 
 
 def split_rows(con: duckdb.DuckDBPyConnection, units: Units, cfg: str, split: str) -> SplitRows:

@@ -96,6 +96,22 @@ DEFAULT_MIRROR = "../shared/sources"
 #: --registry-profile`` (build variable ``registry_profile``).
 DEFAULT_REGISTRY_PROFILE = "seed000"
 
+#: Every build variable (the models' ``var()``) with its default: their one home. The runner
+#: renders the models with these (``runner.DEFAULT_VARS`` is this dict); ``sphragis
+#: export-treebank`` starts from the ``treebank_*`` ones (:data:`TRAINING_TREEBANK_VARS`);
+#: pyproject.toml's sqlfluff stand-in of ``var()`` repeats them for the linter and
+#: tests/test_homes.py checks that it matches. ``min_cell_tokens``: tokens an (author, project)
+#: cell needs to enter mart_rates (SPEC §11); ``min_author_rows``: the split block, the largest
+#: chunk size (seed 000 "Configurations"); ``registry_profile``: the works-registry profile built.
+BUILD_VARS: dict[str, object] = {
+    "split_seed": SPLIT_SEED,
+    "min_cell_tokens": 1000,
+    "min_author_rows": 50,
+    "registry_profile": DEFAULT_REGISTRY_PROFILE,
+    "default_registry_profile": DEFAULT_REGISTRY_PROFILE,
+    **TRAINING_TREEBANK_VARS,
+}
+
 #: The leakage audit's document inside an export folder (SPEC §11): written by ``sphragis audit``,
 #: read by ``sphragis report``.
 LEAKAGE_REPORT = Path("metadata") / "leakage_report.json"
@@ -177,13 +193,15 @@ def read_seed(name: str, columns: tuple[str, ...], seeds_dir: Path = SEEDS_DIR) 
 def projects() -> tuple[dict[str, str], ...]:
     """The seven treebank projects, highest SPEC §7 source priority first, from the seed
     ``sql/seeds/source_priority.csv`` (the one list of projects; the models ``ref()`` it): dicts
-    with ``project``, ``priority``, ``treebank_source`` (SPEC §1 display name) and
-    ``syntax_scheme`` (``UD`` or ``AGDT``, the native tree scheme).
+    with ``project``, ``priority``, ``treebank_source`` (SPEC §1 display name),
+    ``syntax_scheme`` (``UD`` or ``AGDT``, the native tree scheme) and ``tag_source`` (where the
+    SPEC §3 nine-position tag comes from: ``postag`` the AGDT postag, ``xpos`` an AGDT tag in the
+    CoNLL-U XPOS, ``upos_feats`` derived from UPOS and FEATS).
 
     Raises:
         ValueError: a malformed seed (file and line named) or a non-integer priority.
     """
-    rows = read_seed("source_priority", ("project", "priority", "treebank_source", "syntax_scheme"))
+    rows = read_seed("source_priority", ("project", "priority", "treebank_source", "syntax_scheme", "tag_source"))
     for line, row in enumerate(rows, start=2):
         if not row["priority"].isdigit():
             raise ValueError(f"{SEEDS_DIR / 'source_priority.csv'}:{line}: priority must be an integer")
@@ -195,4 +213,9 @@ def __getattr__(name: str):
     # the seed on first use, so importing this module reads no file.
     if name == "PROJECT_PRIORITY":
         return [p["project"] for p in projects()]
+    # RETAINED_PSEUDONYMOUS_AUTHORS (SPEC §6: the Pseudo-* labels the registry may retain) is the
+    # seed sql/seeds/retained_pseudonymous_authors.csv, whose data tests check the registry
+    if name == "RETAINED_PSEUDONYMOUS_AUTHORS":
+        rows = read_seed("retained_pseudonymous_authors", ("author", "work_id", "work_titles", "justification"))
+        return frozenset(r["author"] for r in rows)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

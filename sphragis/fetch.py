@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from sphragis import config
+from sphragis.files import replace_dir
 
 #: Marker file written inside every unpacked snapshot (``<data>/<name>/.sphragis-snapshot.json``).
 MARKER_NAME = ".sphragis-snapshot.json"
@@ -260,20 +261,11 @@ def _write_marker(root: Path, pin: Mapping[str, Any], source: str, files: int) -
 
 
 def _swap_into_place(tmp: Path, target: Path) -> None:
-    """Rename the complete ``tmp`` to ``target``; an existing ``target`` is moved aside first."""
-    old = tmp.with_name(tmp.name.replace(".tmp-", ".old-"))
+    """Rename the complete ``tmp`` to ``target`` (:func:`sphragis.files.replace_dir`)."""
     try:
-        if target.exists() or target.is_symlink():
-            os.rename(target, old)
-        try:
-            os.rename(tmp, target)
-        except OSError:
-            if old.exists():
-                os.rename(old, target)
-            raise
+        replace_dir(tmp, target)
     except OSError as exc:
         raise FetchError(f"cannot move {tmp} into place as {target}: {exc.strerror or exc}") from exc
-    shutil.rmtree(old, ignore_errors=True)
 
 
 def _check_archive(archive: Path, pin: Mapping[str, Any]) -> str:

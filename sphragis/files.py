@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
-__all__ = ["json_text", "write_json", "write_text_atomic"]
+__all__ = ["json_text", "replace_dir", "write_json", "write_text_atomic"]
 
 
 def json_text(doc: Any, *, sort_keys: bool = False) -> str:
@@ -57,3 +58,28 @@ def write_json(path: str | os.PathLike, doc: Any, *, sort_keys: bool = False) ->
         OSError: the file cannot be written.
     """
     return write_text_atomic(path, json_text(doc, sort_keys=sort_keys))
+
+
+def replace_dir(tmp: str | os.PathLike, target: str | os.PathLike) -> Path:
+    """Put the complete folder ``tmp`` in the place of ``target`` with two renames: an existing
+    ``target`` is first renamed to ``<target>.old-<pid>`` beside it and deleted only once ``tmp``
+    is in place; if that second rename fails, the old ``target`` is renamed back.
+
+    Returns:
+        ``target`` as a :class:`~pathlib.Path`.
+
+    Raises:
+        OSError: a rename fails (``target`` then holds its previous content, if it had any).
+    """
+    tmp, target = Path(tmp), Path(target)
+    old = target.with_name(f"{target.name}.old-{os.getpid()}")
+    if target.exists() or target.is_symlink():
+        os.replace(target, old)
+    try:
+        os.replace(tmp, target)
+    except OSError:
+        if old.exists() or old.is_symlink():
+            os.replace(old, target)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+    return target

@@ -10,8 +10,12 @@ Example: ``con.execute(query("overlap_resolution_counts")).fetchall()``.
 
 from __future__ import annotations
 
+from decimal import Decimal
 from functools import cache
 
+import duckdb
+
+from . import config
 from .config import SQL_DIR
 
 QUERIES_DIR = SQL_DIR / "queries"
@@ -31,9 +35,45 @@ def query(name: str) -> str:
     return path.read_text(encoding="utf-8")
 
 
+def open_warehouse(path=None) -> duckdb.DuckDBPyConnection:
+    """Open the warehouse ``path`` (default ``SPHRAGIS_WAREHOUSE``) read-only.
+
+    Raises:
+        FileNotFoundError: no warehouse file there (run ``sphragis build``).
+        RuntimeError: DuckDB cannot open it (e.g. another process holds it for writing).
+    """
+    path = path or config.settings().warehouse
+    if not path.is_file():
+        raise FileNotFoundError(f"no warehouse at {path}; run `sphragis build` (or set SPHRAGIS_WAREHOUSE)")
+    try:
+        return duckdb.connect(str(path), read_only=True)
+    except duckdb.Error as exc:
+        raise RuntimeError(f"cannot open the warehouse {path} read-only: {exc}") from exc
+
+
 def records(con, sql: str, params: list | dict | None = None) -> list[dict]:
     """Rows of ``sql`` (run on the DuckDB connection ``con`` with ``params``) as dicts keyed by
     column name, in result order."""
     cur = con.execute(sql, params or [])
     names = [d[0] for d in cur.description]
     return [dict(zip(names, row)) for row in cur.fetchall()]
+
+
+def json_value(v):
+    """A value of a DuckDB row as the export's JSON files hold it: DECIMAL → float, DOUBLE rounded
+    to 6 decimals, lists and structs (dicts) converted element by element, the rest unchanged."""
+    if isinstance(v, Decimal):
+        return float(v)
+    if isinstance(v, float):
+        return round(v, 6)
+    if isinstance(v, list):
+        return [json_value(x) for x in v]
+    if isinstance(v, dict):
+        return {k: json_value(x) for k, x in v.items()}
+    return v
+
+
+def json_records(con, sql: str, params: list | dict | None = None) -> list[dict]:
+    """:func:`records` with every value made JSON-ready by :func:`json_value` (the metadata of an
+    export and the training treebank's manifest)."""
+    return [{k: json_value(v) for k, v in r.items()} for r in records(con, sql, params)]

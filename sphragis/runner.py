@@ -49,11 +49,10 @@ import jinja2
 import yaml
 
 from . import udfs
-from .config import DEFAULT_REGISTRY_PROFILE, MACROS_DIR, MODELS_DIR, SEEDS_DIR, SPLIT_SEED, SQL_DIR, TRAINING_TREEBANK_VARS
+from .config import BUILD_VARS, MACROS_DIR, MODELS_DIR, SEEDS_DIR, SQL_DIR, projects
 
-DEFAULT_VARS = {"split_seed": SPLIT_SEED, "min_cell_tokens": 1000, "min_author_rows": 50,
-                "registry_profile": DEFAULT_REGISTRY_PROFILE, "default_registry_profile": DEFAULT_REGISTRY_PROFILE}
-DEFAULT_VARS.update(TRAINING_TREEBANK_VARS)
+#: The defaults of ``var()``: :data:`sphragis.config.BUILD_VARS` (their one home).
+DEFAULT_VARS = BUILD_VARS
 SQL_TESTS_DIR = SQL_DIR / "tests"
 #: The table holding the manifest of the build that made the warehouse (one row, column ``manifest``).
 MANIFEST_TABLE = "build_manifest"
@@ -200,6 +199,9 @@ class _Renderer:
         self.rec: dict = {}
         self.variables: dict = {}
         self.env.globals.update(ref=self._ref, source=self._source, config=self._config, var=self._var)
+        # the treebank projects of the seed source_priority (sphragis.config.projects(): dicts with
+        # project, priority, treebank_source, syntax_scheme, tag_source), highest SPEC §7 priority first
+        self.env.globals["projects"] = projects()
         for p in macro_files:
             self.texts[str(p)] = p.read_text(encoding="utf-8")
             mod = self._call(str(p), lambda name=str(p): self.env.get_template(name).module)

@@ -66,3 +66,22 @@ def real_export(real_settings, real_build) -> Path:
 
     writer.export(real_settings)
     return real_settings.out
+
+
+def dev_warehouse_tables(*tables: str) -> duckdb.DuckDBPyConnection | None:
+    """An in-memory connection holding copies of ``tables`` of the warehouse named by
+    ``SPHRAGIS_TEST_WAREHOUSE`` (a development aid for the real-source model tests), or None when
+    that variable names no file. Copied, not viewed: the runner drops any same-named table it
+    finds, in any attached database. Skips the test when the file cannot be opened."""
+    path = Path(os.environ.get("SPHRAGIS_TEST_WAREHOUSE", "/nonexistent"))
+    if not path.is_file():
+        return None
+    con = duckdb.connect()
+    try:
+        con.execute(f"attach '{path}' as src (read_only)")
+    except duckdb.Error as exc:
+        pytest.skip(f"cannot open {path}: {exc}")
+    for table in tables:
+        con.execute(f"create table {table} as select * from src.{table}")
+    con.execute("detach src")
+    return con

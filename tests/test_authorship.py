@@ -1,26 +1,36 @@
-"""Works registry and authorship rules (SPEC §6, seed 000 "Conservative authorship policy")."""
+"""Works registry and authorship rules (SPEC §6, seed 000 "Conservative authorship policy").
+
+The rules are the data tests the build runs on the seeds ``works_registry`` and
+``retained_pseudonymous_authors`` (models/_seeds.yml) and the document-key expressions of the
+staging models (models/staging/stg_*__sentences.sql); these tests run exactly that SQL.
+"""
 
 from __future__ import annotations
 
 import csv
-import fnmatch
-import os
-from pathlib import Path
 
+import duckdb
 import pytest
 
-from sphragis import authorship as au
-from sphragis.config import snapshots
+from sphragis import config, runner
+
+COLUMNS = ("project", "document_key", "author", "work", "work_id", "genre", "decision", "justification")
+REGISTRY_MODELS = {"works_registry", "retained_pseudonymous_authors", "works_registry_profiles"}
+
+
+@pytest.fixture(scope="module")
+def project() -> runner.Project:
+    return runner.load_project()
 
 
 @pytest.fixture(scope="module")
 def rows() -> list[dict[str, str]]:
-    return au.load_registry()
+    return config.read_seed("works_registry", COLUMNS)
 
 
 @pytest.fixture(scope="module")
 def index(rows) -> dict[tuple[str, str], dict[str, str]]:
-    return au.registry_index(rows)
+    return {(r["project"], r["document_key"]): r for r in rows}
 
 
 def _row(**kw: str) -> dict[str, str]:
@@ -30,25 +40,39 @@ def _row(**kw: str) -> dict[str, str]:
     return base
 
 
+def registry_failures(project: runner.Project, *extra: dict[str, str]) -> list[str]:
+    """The failing registry data tests (model: test) after adding ``extra`` rows to the seeds as
+    the build loads them."""
+    con = duckdb.connect()
+    try:
+        runner.load_seeds(con, project)
+        for r in extra:
+            con.execute(f"insert into works_registry ({', '.join(COLUMNS)}) values ({', '.join('?' * len(COLUMNS))})",
+                        [r[c] or None for c in COLUMNS])
+        return [f"{model}: {desc}" for model, desc, _ in runner.run_tests(con, project, REGISTRY_MODELS)]
+    finally:
+        con.close()
+
+
 # --------------------------------------------------------------------------- the file itself
-def test_registry_validates_clean(rows):
-    assert rows, "registry is empty"
-    assert au.validate_registry(rows) == []
+def test_registry_passes_its_data_tests(project, rows):
+    assert len(rows) > 500
+    assert registry_failures(project) == []
 
 
 def test_registry_file_layout():
-    text = au.REGISTRY_FILE.read_text(encoding="utf-8")
-    assert text.splitlines()[0] == ",".join(au.COLUMNS)
+    text = (config.SEEDS_DIR / "works_registry.csv").read_text(encoding="utf-8")
+    assert text.splitlines()[0] == ",".join(COLUMNS)
     keys = [(r["project"], r["document_key"]) for r in csv.DictReader(text.splitlines())]
     assert keys == sorted(keys), "rows must be sorted by project, then document_key"
 
 
-def test_reason_codes_and_decisions(rows):
-    assert au.REASON_CODES == (
-        "anonymous", "pseudepigraphic", "traditional_attribution", "fragments", "mediated",
-        "corporate", "disputed", "not_greek", "mixed_unattributable",
-    )
-    assert {r["decision"] for r in rows} <= set(au.DECISIONS)
+def test_reason_codes_and_decisions(project, rows):
+    decision = next(c for c in project.schema["works_registry"]["columns"] if c["name"] == "decision")
+    accepted = next(t["accepted_values"]["values"] for t in decision["tests"] if isinstance(t, dict))
+    assert accepted == ["retained", "anonymous", "pseudepigraphic", "traditional_attribution", "fragments",
+                        "mediated", "corporate", "disputed", "not_greek", "mixed_unattributable"]
+    assert {r["decision"] for r in rows} == set(accepted)  # every reason is used
     assert all(r["justification"].strip() for r in rows)
 
 
@@ -61,67 +85,41 @@ def test_retained_authors_use_seed_spellings(rows):
 
 
 # --------------------------------------------------------------------------- pseudonymous rule
-def test_retained_pseudo_lucian_is_flagged():
-    problems = au.validate_registry([_row(author="Pseudo-Lucian", work="Onos")])
-    assert any("Pseudo-Lucian" in p and "RETAINED_PSEUDONYMOUS_AUTHORS" in p for p in problems)
-
-
-def test_excluded_pseudo_author_is_fine():
-    assert au.validate_registry([_row(author="Pseudo-Lucian", work="Onos", decision="pseudepigraphic")]) == []
-
-
-def test_retained_pseudo_oppian_cynegetica_is_fine():
-    assert "Pseudo-Oppian" in au.RETAINED_PSEUDONYMOUS_AUTHORS
-    row = _row(author="Pseudo-Oppian", work="Cynegetica", work_id="tlg0024.tlg001", genre="verse")
-    assert au.validate_registry([row]) == []
-
-
-def test_cynegetica_under_oppian_is_flagged():
-    for row in (_row(author="Oppian", work="Cynegetica", genre="verse"),
-                _row(author="Oppian", work="On Hunting", work_id="tlg0024.tlg001", genre="verse")):
-        assert any("Pseudo-Oppian" in p for p in au.validate_registry([row]))
-    halieutica = _row(author="Oppian", work="Halieutica", work_id="tlg0023.tlg001", genre="verse")
-    assert au.validate_registry([halieutica]) == []
-    assert any("'Oppian'" in p for p in au.validate_registry([dict(halieutica, author="Pseudo-Oppian")]))
-
-
-def test_oppian_rule_lookup():
-    assert au.oppian_author("Cynegetica (On Hunting)") == "Pseudo-Oppian"
-    assert au.oppian_author("Halieutica") == "Oppian"
-    assert au.oppian_author("", "tlg0024.tlg001") == "Pseudo-Oppian"
-    assert au.oppian_author("Iliad", "tlg0012.tlg001") is None
+def test_retained_pseudonymous_authors_is_one_seed():
+    assert config.RETAINED_PSEUDONYMOUS_AUTHORS == frozenset({"Pseudo-Oppian"})
 
 
 @pytest.mark.parametrize(
-    ("change", "fragment"),
+    ("rows_", "fragment"),
     [
-        (dict(decision="spurious"), "unknown decision"),
-        (dict(genre="drama"), "prose or verse"),
-        (dict(author=""), "empty author or work"),
-        (dict(work=" "), "empty author or work"),
-        (dict(project="perseus"), "unknown project"),
-        (dict(work_id="0019-001"), "TLG-style"),
-        (dict(decision="disputed", justification=""), "without justification"),
+        ([_row(author="Pseudo-Lucian", work="Onos")], "retained_pseudonymous_authors as p)"),
+        ([_row(author="Oppian", work="Cynegetica", genre="verse")], "works_registry.author <> p.author"),
+        ([_row(author="Oppian", work="On Hunting", work_id="tlg0024.tlg001", genre="verse")],
+         "works_registry.author <> p.author"),
+        ([_row(author="Pseudo-Oppian", work="Halieutica", work_id="tlg0023.tlg001", genre="verse")],
+         "coalesce(works_registry.work_id, '') <> p.work_id"),
+        ([_row(decision="spurious")], "accepted_values(decision)"),
+        ([_row(genre="drama")], "accepted_values(genre)"),
+        ([_row(author="")], "trim(coalesce(author, '')) <> ''"),
+        ([_row(work=" ")], "trim(coalesce(work, '')) <> ''"),
+        ([_row(project="perseus")], "relationships(to source_priority.project)(project)"),
+        ([_row(work_id="0019-001")], "regexp_full_match(work_id"),
+        ([_row(decision="disputed", justification="")], "trim(coalesce(justification, '')) <> ''"),
+        ([_row(), _row(author="Plato", work="Crito")], "unique_combination(project, document_key)"),
     ],
 )
-def test_validate_flags_bad_rows(change, fragment):
-    assert any(fragment in p for p in au.validate_registry([_row(**change)]))
+def test_a_bad_registry_row_fails_a_data_test(project, rows_, fragment):
+    failures = registry_failures(project, *rows_)
+    assert len(failures) == 1 and failures[0].startswith("works_registry: ") and fragment in failures[0], failures
 
 
-def test_validate_flags_duplicate_keys():
-    problems = au.validate_registry([_row(), _row(author="Plato", work="Crito")])
-    assert any("duplicate key" in p for p in problems)
-
-
-def test_load_registry_errors(tmp_path):
-    bad_header = tmp_path / "h.csv"
-    bad_header.write_text("project,document_key\nagdt,x\n", encoding="utf-8")
-    with pytest.raises(au.RegistryError, match=r"h\.csv:1"):
-        au.load_registry(bad_header)
-    short = tmp_path / "s.csv"
-    short.write_text(",".join(au.COLUMNS) + "\nagdt,x,Plato\n", encoding="utf-8")
-    with pytest.raises(au.RegistryError, match=r"s\.csv:2"):
-        au.load_registry(short)
+@pytest.mark.parametrize("row", [
+    _row(author="Pseudo-Lucian", work="Onos", decision="pseudepigraphic"),
+    _row(author="Pseudo-Oppian", work="Cynegetica (On Hunting)", work_id="tlg0024.tlg001", genre="verse"),
+    _row(author="Oppian", work="Halieutica", work_id="tlg0023.tlg001", genre="verse"),
+])
+def test_a_good_registry_row_passes(project, row):
+    assert registry_failures(project, row) == []
 
 
 # --------------------------------------------------------------------------- real decisions
@@ -196,74 +194,56 @@ def test_new_testament_keeps_only_the_seven_pauline_letters(index):
 
 
 # --------------------------------------------------------------------------- document keys
-def test_document_key_rules():
-    assert au.proiel_document_key("Histories, Book 1, chapter 10") == "Histories"
-    assert au.proiel_document_key("The Greek New Testament, Acts 5") == "The Greek New Testament, Acts"
-    nt = "The Greek New Testament, 1 Corinthians"
-    assert au.proiel_document_key(nt + " 13") == nt
-    assert au.ptnk_document_key("Septuagint-Genesis-31:1-grc") == "Septuagint-Genesis"
-    assert au.ptnk_document_key("Septuagint-Ruth-1:1-grc") == "Septuagint-Ruth"
-    assert au.document_key("pedalion", basename="achar.xml", document_id="0019-001") == "achar.xml#0019-001"
-    assert au.document_key("pedalion", basename="x.xml", document_id="") == "x.xml#"
-    assert au.document_key("gorman", basename="Lysias 1 bu1.xml") == "Lysias 1 bu1.xml"
-    assert au.document_key("ud_perseus", newdoc_id="tlg0003.tlg001.perseus-grc1.1.tb.xml").endswith(".tb.xml")
-    with pytest.raises(ValueError):
-        au.document_key("ud_perseus")
-    with pytest.raises(ValueError):
-        au.document_key("perseus", basename="x")
+RAW = [
+    # project, file path, upstream sentence id, document_id (XML @document_id / `# newdoc id`), comments
+    ("agdt", "data/tlg0012.tlg001.perseus-grc1_1.tb.xml", "1", "urn:cts:greekLit:tlg0012.tlg001", []),
+    ("gorman", "xml versions/Lysias 1 bu1.xml", "1", None, []),
+    ("pedalion", "pedalion/achar.xml", "1", "0019-001", []),
+    ("pedalion", "pedalion/x.xml", "2", None, []),
+    ("ud_perseus", "grc_perseus-ud-test.conllu", "s1", "tlg0003.tlg001.perseus-grc1.1.tb.xml", []),
+    ("ud_proiel", "grc_proiel-ud-dev.conllu", "1", None, ["# source = Histories, Book 1, chapter 10"]),
+    ("ud_proiel", "grc_proiel-ud-dev.conllu", "2", None, ["# source = The Greek New Testament, Acts 5"]),
+    ("ud_proiel", "grc_proiel-ud-dev.conllu", "3", None, ["# source = The Greek New Testament, 1 Corinthians 13"]),
+    ("ud_ptnk", "grc_ptnk-ud-train.conllu", "Septuagint-Genesis-31:1-grc", None, []),
+    ("ud_ptnk", "grc_ptnk-ud-train.conllu", "Septuagint-Ruth-1:1-grc", None, []),
+    ("ud_ptnk", "grc_ptnk-ud-train.conllu", "no-verse-number", None, []),
+]
+
+
+def test_document_key_rules(project):
+    # the staging models the build runs, over raw rows laid out as sql/ddl/raw.sql
+    con = duckdb.connect()
+    con.execute((config.DDL_DIR / "raw.sql").read_text(encoding="utf-8"))
+    for uid, (proj, path, sid, doc, comments) in enumerate(RAW, start=1):
+        con.execute("insert into raw_files (file_id, snapshot, project, treebank_source, commit, upstream, license, "
+                    "path, format, sha256, bytes, n_sentences_expected, n_sentences_ingested, n_tokens_ingested) "
+                    "values (?, 's', ?, 't', 'c', 'u', 'l', ?, 'f', 'h', 0, 1, 1, 0)", [uid, proj, path])
+        con.execute("insert into raw_sentences (sentence_uid, file_id, sentence_pos, line, upstream_sentence_id, "
+                    "document_id, comments, n_tokens) values (?, ?, 1, 1, ?, ?, ?, 0)", [uid, uid, sid, doc, comments])
+    keys = []
+    for proj in dict.fromkeys(r[0] for r in RAW):
+        sql = runner.render(project, f"stg_{proj}__sentences")
+        keys += con.execute(f"select project, document_key from ({sql}) order by sentence_uid").fetchall()
+    assert keys == [
+        ("agdt", "tlg0012.tlg001.perseus-grc1_1.tb.xml"),
+        ("gorman", "Lysias 1 bu1.xml"),
+        ("pedalion", "achar.xml#0019-001"),
+        ("pedalion", "x.xml#"),
+        ("ud_perseus", "tlg0003.tlg001.perseus-grc1.1.tb.xml"),
+        ("ud_proiel", "Histories"),
+        ("ud_proiel", "The Greek New Testament, Acts"),
+        ("ud_proiel", "The Greek New Testament, 1 Corinthians"),
+        ("ud_ptnk", "Septuagint-Genesis"),
+        ("ud_ptnk", "Septuagint-Ruth"),
+        ("ud_ptnk", ""),  # no `-<chapter>:` in the id: no key, so the registry data test names the sentence
+    ]
 
 
 # --------------------------------------------------------------------------- coverage of real sources
-def _treebank_files(snap: dict, root: Path) -> list[Path]:
-    files = []
-    for pattern in snap["treebank_files"]:
-        for f in sorted(root.glob(pattern)):
-            rel = f.relative_to(root).as_posix()
-            if f.is_file() and not any(fnmatch.fnmatch(rel, ex) for ex in snap.get("exclude", [])):
-                files.append(f)
-    return files
-
-
-def _xml_keys(project: str, path: Path) -> set[str]:
-    from lxml import etree
-
-    parser = etree.XMLParser(recover=True, huge_tree=True)
-    root = etree.parse(str(path), parser).getroot()
-    return {au.document_key(project, basename=path.name, document_id=s.get("document_id"))
-            for s in root.iter("sentence")}
-
-
-def _conllu_keys(project: str, path: Path) -> set[str]:
-    keys: set[str] = set()
-    newdoc, comments = None, {}
-    with path.open(encoding="utf-8") as fh:
-        for line in fh:
-            line = line.rstrip("\n")
-            if line.startswith("#"):
-                name, sep, value = line[1:].partition("=")
-                if sep:
-                    comments[name.strip()] = value.strip()
-                    if name.strip() == "newdoc id":
-                        newdoc = value.strip()
-            elif not line.strip():
-                if comments:
-                    keys.add(au.document_key(project, newdoc_id=newdoc, source=comments.get("source"),
-                                             sent_id=comments.get("sent_id")))
-                comments = {}
-    if comments:
-        keys.add(au.document_key(project, newdoc_id=newdoc, source=comments.get("source"),
-                                 sent_id=comments.get("sent_id")))
-    return keys
-
-
 @pytest.mark.integration
-def test_every_source_document_has_a_registry_row(index, real_settings):
-    roots = [(snap, real_settings.data / snap["name"]) for snap in snapshots()]
-    missing = []
-    for snap, root in roots:
-        for f in _treebank_files(snap, root):
-            keys = _conllu_keys(snap["project"], f) if snap["format"] == "conllu" else _xml_keys(snap["project"], f)
-            missing += [f"{snap['project']}|{k} ({f.name})" for k in sorted(keys) if (snap["project"], k) not in index]
-    assert not missing, "documents without a registry row:\n" + "\n".join(missing)
-    if os.environ.get("SPHRAGIS_REQUIRE_ALL_SNAPSHOTS"):
-        assert len(roots) == len(snapshots())
+def test_every_source_document_has_a_registry_row(real_warehouse, index):
+    # the keys the build derived (int_sentences) for every sentence of every pinned source
+    keys = real_warehouse.execute("select distinct project, document_key from int_sentences").fetchall()
+    assert len(keys) > 500
+    missing = sorted(k for k in keys if k not in index)
+    assert not missing, "documents without a registry row:\n" + "\n".join(f"{p}|{k}" for p, k in missing)

@@ -16,6 +16,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from sphragis import runner
 from sphragis.export import conllu_units, metadata, writer
 from sphragis.export.conllu_units import UnitValidationError, render_conllu
 
@@ -85,7 +86,9 @@ def with_unit(unit, record):
 
 
 def build(con, units=UNITS):
-    """The three source tables the exporter reads, filled from ``units``."""
+    """The three source tables the exporter reads, filled from ``units``, and the seed
+    benchmark_configs (the metadata's license counts read the sentence-level configurations)."""
+    runner.load_seeds(con, runner.load_project(), names={"benchmark_configs"})
     src = pa.Table.from_pylist([dict(zip(UNITS_SCHEMA.names, u)) for u in units], schema=UNITS_SCHEMA)
     con.register("units_src", src)
     con.execute("create table int_eligible_sentences as select * from units_src")

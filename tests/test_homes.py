@@ -7,15 +7,18 @@ from __future__ import annotations
 
 import ast
 import graphlib
+import hashlib
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
 
-from sphragis import audit, benchmark, config, report
+from sphragis import audit, benchmark, build, config, report, runner
 from sphragis.evaluation import overlap
 from sphragis.export import writer
 from sphragis.queries import QUERIES_DIR, query
+from test_atomic import tiny_settings
 
 REPO = Path(__file__).resolve().parents[1]
 #: Import name of each source folder of the package (pyproject ``package-dir``).
@@ -49,6 +52,35 @@ def test_projects_come_from_the_priority_seed():
     assert [f[0] for f in overlap.FOLDS] == ["ud_perseus-dev", "ud_perseus-test", "ud_proiel-dev", "ud_proiel-test"]
 
 
+def test_build_variables_have_one_home():
+    # the runner renders var() from config.BUILD_VARS; the export-treebank defaults are its subset
+    assert runner.DEFAULT_VARS is config.BUILD_VARS
+    assert config.BUILD_VARS["split_seed"] == config.SPLIT_SEED == 776
+    assert config.BUILD_VARS["min_author_rows"] == 50 and config.BUILD_VARS["min_cell_tokens"] == 1000
+    assert {k: config.BUILD_VARS[k] for k in config.TRAINING_TREEBANK_VARS} == config.TRAINING_TREEBANK_VARS
+    # pyproject's sqlfluff stand-ins (the linter cannot import the package) repeat them exactly
+    sqlfluff = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["sqlfluff"]["templater"]
+    var = re.fullmatch(r"\{% macro var\(name\) %\}\{\{ (\{.*\})\[name\] \}\}\{% endmacro %\}",
+                       sqlfluff["jinja"]["macros"]["var"])
+    assert ast.literal_eval(var.group(1)) == config.BUILD_VARS, "update pyproject's sqlfluff var() stand-in"
+    seed = [{k: p[k] for k in ("project", "syntax_scheme", "tag_source")} for p in config.projects()]
+    assert ast.literal_eval(sqlfluff["jinja"]["context"]["projects"]) == seed, (
+        "update pyproject's sqlfluff `projects` stand-in from sql/seeds/source_priority.csv")
+
+
+def test_models_take_the_projects_from_the_seed():
+    project = runner.load_project()
+    # union_staged: AGDT-scheme projects, then UD, each in priority order
+    assert re.findall(r"from (stg_\w+__sentences)", runner.render(project, "int_sentences")) == [
+        "stg_agdt__sentences", "stg_gorman__sentences", "stg_pedalion__sentences", "stg_harrington__sentences",
+        "stg_ud_perseus__sentences", "stg_ud_proiel__sentences", "stg_ud_ptnk__sentences"]
+    assert re.findall(r"\bas (n_[a-z]+),", runner.render(project, "mart_relation_rules"))[1:5] == [
+        "n_agdt", "n_gorman", "n_pedalion", "n_harrington"]
+    # the UPOS+FEATS-derived tags: source_priority.tag_source
+    assert "where project in ('ud_proiel', 'ud_ptnk') and upos is not null" in runner.render(
+        project, "int_token_morphology")
+
+
 def test_a_bad_seed_names_its_file_and_line(tmp_path):
     (tmp_path / "benchmark_configs.csv").write_text(
         "config,track,chunk_target_size\nsentence_1,main,1\nsentence_5,main,five\n", encoding="utf-8")
@@ -80,9 +112,36 @@ def test_every_named_query_is_used_and_exists():
     used |= set(re.findall(r"sql/queries/([a-z0-9_]+)\.sql", seeds))
     on_disk = {p.stem for p in QUERIES_DIR.glob("*.sql")}
     assert used == on_disk
-    assert len(on_disk) == 22
+    assert len(on_disk) == 46
     with pytest.raises(LookupError, match="no named query .*nonexistent.sql"):
         query("nonexistent")
+
+
+#: SQL lines a module may hold in Python strings (issue 15); the runner, which assembles model
+#: DDL, is exempt.
+MAX_SQL_LINES = 20
+_SQL_STRING = re.compile(r"\bselect\b[\s\S]*\bfrom\b|\binsert into\b|\bcreate (or replace )?(temp )?(table|view|macro)\b"
+                         r"|\bcopy\b.*\bto\b", re.I)
+
+
+def sql_lines_in_strings(path: Path) -> int:
+    """Lines of the non-docstring string constants of ``path`` that read as SQL (a select ... from,
+    insert into, create table/view/macro or copy ... to)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                  and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    return sum(node.value.count("\n") + 1 for node in ast.walk(tree)
+               if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+               and _SQL_STRING.search(node.value))
+
+
+def test_sql_lives_in_sql_files():
+    assert sql_lines_in_strings(REPO / "sphragis" / "runner.py") > 0  # the scan sees SQL in strings
+    lines = {mod: sql_lines_in_strings(path) for mod, path in _python_files().items() if mod != "sphragis.runner"}
+    over = {mod: n for mod, n in lines.items() if n > MAX_SQL_LINES}
+    assert not over, (f"modules with more than {MAX_SQL_LINES} lines of SQL in Python strings: {over}; move the "
+                      "SQL to a model or a named query of sql/queries (sphragis.queries.query)")
 
 
 def test_no_import_cycles():
@@ -126,3 +185,39 @@ def test_the_build_uses_the_seeds(real_warehouse):
         (c.chunk_target_size, c.track) for c in benchmark.BY_NAME.values() if c.chunk_target_size > 1}
     folds = con.execute("select distinct fold_project || '-' || fold from mart_eval_fold_overlap order by 1").fetchall()
     assert [f for (f,) in folds] == sorted(f[0] for f in overlap.FOLDS)
+
+
+# --------------------------------------------------------------------------------------------
+# Byte identity of the export (issue 15: a refactor must not change the published bytes)
+
+SHA256_DIR = REPO / "tests" / "fixtures" / "export_sha256"
+_UPDATE = ("If the output change is intended, update {file} (`sha256sum` of the listed files, run in the "
+           "export directory) in the same commit and say why in its message.")
+
+
+def _check_sha256(out: Path, listing: Path) -> None:
+    want = dict(reversed(line.split("  ", 1)) for line in listing.read_text(encoding="utf-8").splitlines())
+    got = {rel: hashlib.sha256((out / rel).read_bytes()).hexdigest() for rel in want if (out / rel).is_file()}
+    changed = sorted(rel for rel in want if got.get(rel) != want[rel])
+    assert not changed, (f"export bytes differ from {listing.relative_to(REPO)} for {len(changed)} file(s): "
+                         f"{', '.join(changed[:6])}{' ...' if len(changed) > 6 else ''}. "
+                         + _UPDATE.format(file=listing.relative_to(REPO)))
+
+
+def test_fixture_export_is_byte_identical(tmp_path):
+    # the fixture cuts (tests/fixtures/sources) built and exported: every file of the export,
+    # Parquet (their schema and writer options; the cuts are too small for a published row),
+    # metadata JSON, LICENSES.md and the dataset card
+    settings = tiny_settings(tmp_path)
+    build.build(settings)
+    writer.export(settings, full=True)
+    listing = SHA256_DIR / "fixture.sha256"
+    written = sorted(str(p.relative_to(settings.out)) for p in settings.out.rglob("*") if p.is_file())
+    assert written == sorted(line.split("  ", 1)[1] for line in listing.read_text(encoding="utf-8").splitlines())
+    _check_sha256(settings.out, listing)
+
+
+@pytest.mark.integration
+def test_real_export_parquet_is_byte_identical(real_export):
+    # the 24 Parquet files of the export of the pinned sources (main at 517f96d, `sphragis export --full`)
+    _check_sha256(real_export, SHA256_DIR / "real.sha256")

@@ -12,9 +12,7 @@ The integration tests check named tokens of the real sources.
 from __future__ import annotations
 
 import csv
-import os
 import unicodedata
-from pathlib import Path
 
 import duckdb
 import grc_utils
@@ -23,6 +21,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from conftest import dev_warehouse_tables
 from sphragis import runner, udfs
 from sphragis.config import SEEDS_DIR
 
@@ -353,17 +352,10 @@ def real_morphology(request):
     """``int_token_morphology`` over the real sources: built from the int_tokens of an existing
     warehouse named by ``SPHRAGIS_TEST_WAREHOUSE`` (development aid), else the session's real
     build (skips when ../shared/sources is absent)."""
-    path = Path(os.environ.get("SPHRAGIS_TEST_WAREHOUSE", "/nonexistent"))
-    if not path.is_file():
+    con = dev_warehouse_tables("int_tokens", "int_sentences")
+    if con is None:
         yield request.getfixturevalue("real_warehouse")
         return
-    con = duckdb.connect()
-    try:
-        con.execute(f"attach '{path}' as src (read_only)")
-    except duckdb.Error as exc:
-        pytest.skip(f"cannot open {path}: {exc}")
-    con.execute("create view int_tokens as select * from src.int_tokens")
-    con.execute("create view int_sentences as select * from src.int_sentences")
     project = runner.load_project()
     runner.load_seeds(con, project)
     udfs.register(con)

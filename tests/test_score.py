@@ -110,6 +110,11 @@ def f1s(result) -> dict[str, float]:
     return {m: result.f1(m) for m in METRICS}
 
 
+def all_100_but(**changed: float) -> dict[str, float]:
+    """F1 of every metric: 100 except the ``changed`` ones."""
+    return {**dict.fromkeys(METRICS, 100.0), **changed}
+
+
 def pct(num: int, den: int) -> float:
     return round(100 * num / den, 2)
 
@@ -141,9 +146,8 @@ def test_upos_of_three_content_words(gold):
     # sentence 1: 1 ζῶσι (root), 4 οὗτοι (nsubj), 7 τρόπον (obj): all content deprels
     pred = edit(gold, {(1, 1, UPOS): "NOUN", (1, 4, UPOS): "NOUN", (1, 7, UPOS): "ADJ"})
     r = score(gold, pred, bootstrap=0)
-    want = dict.fromkeys(METRICS, 100.0)
-    want.update(UPOS=pct(N_WORDS - 3, N_WORDS), AllTags=pct(N_WORDS - 3, N_WORDS),
-                MLAS=pct(N_CONTENT - 3, N_CONTENT))
+    want = all_100_but(UPOS=pct(N_WORDS - 3, N_WORDS), AllTags=pct(N_WORDS - 3, N_WORDS),
+                       MLAS=pct(N_CONTENT - 3, N_CONTENT))
     assert f1s(r) == want
     assert want["UPOS"] == 99.30 and want["MLAS"] == 98.89
     assert r.metrics["UPOS"].correct == N_WORDS - 3
@@ -154,9 +158,8 @@ def test_upos_of_a_functional_child_breaks_its_heads_mlas(gold):
     # 5 τὸν (det of 7 τρόπον): MLAS compares the functional children of 7 → 7 fails
     pred = edit(gold, {(1, 5, UPOS): "PRON"})
     r = score(gold, pred, bootstrap=0)
-    want = dict.fromkeys(METRICS, 100.0)
-    want.update(UPOS=pct(N_WORDS - 1, N_WORDS), AllTags=pct(N_WORDS - 1, N_WORDS),
-                MLAS=pct(N_CONTENT - 1, N_CONTENT))
+    want = all_100_but(UPOS=pct(N_WORDS - 1, N_WORDS), AllTags=pct(N_WORDS - 1, N_WORDS),
+                       MLAS=pct(N_CONTENT - 1, N_CONTENT))
     assert f1s(r) == want
 
 
@@ -165,10 +168,9 @@ def test_head_change(gold):
     assert column(gold, 1, 2, HEAD) == "1" and column(gold, 1, 4, HEAD) == "1"
     pred = edit(gold, {(1, 2, HEAD): "4"})
     r = score(gold, pred, bootstrap=0)
-    want = dict.fromkeys(METRICS, 100.0)
-    want.update(UAS=pct(N_WORDS - 1, N_WORDS), LAS=pct(N_WORDS - 1, N_WORDS),
-                CLAS=pct(N_CONTENT - 1, N_CONTENT), MLAS=pct(N_CONTENT - 1, N_CONTENT),
-                BLEX=pct(N_CONTENT - 1, N_CONTENT))
+    want = all_100_but(UAS=pct(N_WORDS - 1, N_WORDS), LAS=pct(N_WORDS - 1, N_WORDS),
+                       CLAS=pct(N_CONTENT - 1, N_CONTENT), MLAS=pct(N_CONTENT - 1, N_CONTENT),
+                       BLEX=pct(N_CONTENT - 1, N_CONTENT))
     assert f1s(r) == want
     assert want["UAS"] == 99.77 and want["CLAS"] == 99.63
 
@@ -176,9 +178,8 @@ def test_head_change(gold):
 def test_deprel_change_content_to_content(gold):
     pred = edit(gold, {(1, 4, DEPREL): "obj"})  # οὗτοι nsubj → obj
     r = score(gold, pred, bootstrap=0)
-    want = dict.fromkeys(METRICS, 100.0)
-    want.update(LAS=pct(N_WORDS - 1, N_WORDS), CLAS=pct(N_CONTENT - 1, N_CONTENT),
-                MLAS=pct(N_CONTENT - 1, N_CONTENT), BLEX=pct(N_CONTENT - 1, N_CONTENT))
+    want = all_100_but(LAS=pct(N_WORDS - 1, N_WORDS), CLAS=pct(N_CONTENT - 1, N_CONTENT),
+                       MLAS=pct(N_CONTENT - 1, N_CONTENT), BLEX=pct(N_CONTENT - 1, N_CONTENT))
     assert f1s(r) == want
 
 
@@ -187,11 +188,10 @@ def test_deprel_change_functional_to_content(gold):
     # its functional child for MLAS.
     pred = edit(gold, {(1, 5, DEPREL): "nmod"})
     r = score(gold, pred, bootstrap=0)
-    want = dict.fromkeys(METRICS, 100.0)
-    want.update(LAS=pct(N_WORDS - 1, N_WORDS),
-                CLAS=round(100 * 2 * N_CONTENT / (2 * N_CONTENT + 1), 2),
-                MLAS=round(100 * 2 * (N_CONTENT - 1) / (2 * N_CONTENT + 1), 2),
-                BLEX=round(100 * 2 * N_CONTENT / (2 * N_CONTENT + 1), 2))
+    want = all_100_but(LAS=pct(N_WORDS - 1, N_WORDS),
+                       CLAS=round(100 * 2 * N_CONTENT / (2 * N_CONTENT + 1), 2),
+                       MLAS=round(100 * 2 * (N_CONTENT - 1) / (2 * N_CONTENT + 1), 2),
+                       BLEX=round(100 * 2 * N_CONTENT / (2 * N_CONTENT + 1), 2))
     assert f1s(r) == want
     clas = r.metrics["CLAS"]
     assert (clas.correct, clas.gold_total, clas.system_total) == (N_CONTENT, N_CONTENT,
@@ -209,10 +209,9 @@ def test_evaluator_conventions_subtypes_and_non_universal_features(gold):
 def test_lemma_and_feats(gold):
     pred = edit(gold, {(1, 1, LEMMA): "ζῶ", (1, 4, FEATS): "Case=Acc|Gender=Masc|Number=Plur"})
     r = score(gold, pred, bootstrap=0)
-    want = dict.fromkeys(METRICS, 100.0)
-    want.update(Lemmas=pct(N_WORDS - 1, N_WORDS), BLEX=pct(N_CONTENT - 1, N_CONTENT),
-                UFeats=pct(N_WORDS - 1, N_WORDS), AllTags=pct(N_WORDS - 1, N_WORDS),
-                MLAS=pct(N_CONTENT - 1, N_CONTENT))
+    want = all_100_but(Lemmas=pct(N_WORDS - 1, N_WORDS), BLEX=pct(N_CONTENT - 1, N_CONTENT),
+                       UFeats=pct(N_WORDS - 1, N_WORDS), AllTags=pct(N_WORDS - 1, N_WORDS),
+                       MLAS=pct(N_CONTENT - 1, N_CONTENT))
     assert f1s(r) == want
 
 

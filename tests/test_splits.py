@@ -16,6 +16,7 @@ import pytest
 from sphragis import runner
 
 SPLIT_MODELS = [
+    "int_author_projects",
     "mart_split_assignments",
     "mart_split_rows",
     "mart_split_exclusions",

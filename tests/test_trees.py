@@ -12,12 +12,11 @@ from SPEC §4–§5. The integration tests check named sentences of the real sou
 from __future__ import annotations
 
 import csv
-import os
-from pathlib import Path
 
 import duckdb
 import pytest
 
+from conftest import dev_warehouse_tables
 from sphragis import runner
 from sphragis.config import SEEDS_DIR
 
@@ -356,19 +355,10 @@ def real_trees(request):
     """The tree models over the real sources: built (with ``int_token_morphology`` and every data
     test) from the int_tokens of an existing warehouse named by ``SPHRAGIS_TEST_WAREHOUSE``
     (development aid), else the session's real build (skips when ../shared/sources is absent)."""
-    path = Path(os.environ.get("SPHRAGIS_TEST_WAREHOUSE", "/nonexistent"))
-    if not path.is_file():
+    con = dev_warehouse_tables("int_tokens", "int_sentences")
+    if con is None:
         yield request.getfixturevalue("real_warehouse")
         return
-    con = duckdb.connect()
-    try:
-        con.execute(f"attach '{path}' as src (read_only)")
-    except duckdb.Error as exc:
-        pytest.skip(f"cannot open {path}: {exc}")
-    # copied, not viewed: the runner drops any same-named table it finds, in any attached database
-    con.execute("create table int_tokens as select * from src.int_tokens")
-    con.execute("create table int_sentences as select * from src.int_sentences")
-    con.execute("detach src")
     full = runner.load_project()
     names = ["int_token_morphology", *TREE_MODELS]
     runner.run(con, runner.Project(models={n: full.models[n] for n in names}, seeds=full.seeds,

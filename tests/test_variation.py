@@ -35,7 +35,7 @@ from sphragis import runner
 
 REPO = Path(__file__).resolve().parents[1]
 ANALYSES = REPO / "sql" / "analyses"
-MODELS = ["mart_published_tokens", "mart_rates", "mart_variation", "mart_merge_effects"]
+MODELS = ["mart_published_tokens", "int_cell_profiles", "mart_rates", "mart_variation", "mart_merge_effects"]
 PUBLISHED_DEPREL = {"root": "root", "conj": "conj", "discourse": "advmod", "advmod": "advmod",
                     "vocative": "dep", "obl": "obl"}
 
@@ -108,7 +108,7 @@ def _warehouse(path: Path) -> duckdb.DuckDBPyConnection:
 
 @pytest.fixture(scope="module")
 def tiny_path(tmp_path_factory) -> Path:
-    """The hand-made warehouse file with the four variation models built and their data tests run."""
+    """The hand-made warehouse file with the variation models built and their data tests run."""
     path = tmp_path_factory.mktemp("variation") / "tiny.duckdb"
     project = runner.load_project()
     con = _warehouse(path)
@@ -218,9 +218,11 @@ def test_min_cell_tokens_is_a_variable(tiny):
     # with a threshold of 5 the Gamma / ud_perseus cell (5 tokens) qualifies, so Gamma becomes a
     # multi-project author and obl a category
     project = runner.load_project()
-    sql = runner.render(project, "mart_rates", {"min_cell_tokens": 5})
+    cells = runner.render(project, "int_cell_profiles", {"min_cell_tokens": 5})
+    rates = runner.render(project, "mart_rates")
     n_cells, has_obl = tiny.execute(
-        f"select count(distinct (author, project)), bool_or(category = 'obl') from ({sql})").fetchone()
+        f"with int_cell_profiles as ({cells}\n) "
+        f"select count(distinct (author, project)), bool_or(category = 'obl') from ({rates}\n)").fetchone()
     assert (n_cells, has_obl) == (6, True)
 
 

@@ -13,6 +13,9 @@
 -- back to the tokens.
 {#- a form made only of punctuation, symbols and detached elision marks (U+0313, U+02BC) -#}
 {%- set punct_form = "'[\\p{P}\\p{S}\\x{313}\\x{2BC}]+'" %}
+{#- projects whose tag is derived from UPOS+FEATS, and the UD projects (seed source_priority) -#}
+{%- set from_ud = "('" ~ (projects | selectattr('tag_source', 'equalto', 'upos_feats') | map(attribute='project') | join("', '")) ~ "')" %}
+{%- set ud_projects = "('" ~ (projects | selectattr('syntax_scheme', 'equalto', 'UD') | map(attribute='project') | join("', '")) ~ "')" %}
 with recursive
 
 tokens as (
@@ -82,7 +85,7 @@ tag_slots as (select unnest(range(1, 10)) as position),
 source_tags as (
     select distinct postag
     from tokens
-    where project not in ('ud_proiel', 'ud_ptnk') and postag is not null
+    where project not in {{ from_ud }} and postag is not null
 ),
 
 cleaned as (
@@ -183,7 +186,7 @@ ud_analyses as (
         upos,
         feats
     from tokens
-    where project in ('ud_proiel', 'ud_ptnk') and upos is not null
+    where project in {{ from_ud }} and upos is not null
 ),
 
 ud_feature_values as (
@@ -276,29 +279,29 @@ token_tags as (
     select
         t.*,
         case
-            when t.project in ('ud_proiel', 'ud_ptnk') then u.tag
+            when t.project in {{ from_ud }} then u.tag
             when coalesce(n.tag_rule, 'missing') = 'missing' and regexp_full_match(t.form, {{ punct_form }})
                 then 'u--------'
             else n.tag
         end as tag,
         case
-            when t.project in ('ud_proiel', 'ud_ptnk') and t.upos is null then 'missing'
-            when t.project in ('ud_proiel', 'ud_ptnk') and u.tag is null then 'unnormalizable'
-            when t.project in ('ud_proiel', 'ud_ptnk') then 'derived_from_ud'
+            when t.project in {{ from_ud }} and t.upos is null then 'missing'
+            when t.project in {{ from_ud }} and u.tag is null then 'unnormalizable'
+            when t.project in {{ from_ud }} then 'derived_from_ud'
             when
                 coalesce(n.tag_rule, 'missing') = 'missing' and regexp_full_match(t.form, {{ punct_form }})
                 then 'punct_from_form'
             else coalesce(n.tag_rule, 'missing')
         end as tag_rule,
         case
-            when t.project like 'ud\_%' escape '\'
+            when t.project in {{ ud_projects }}
                 then regexp_extract(t.feats, '(?:^|\|)Gender=([^|]*)', 1)
         end as source_gender
     from tokens as t
     left join native_tags as n
         on
             t.postag = n.postag
-            and t.project not in ('ud_proiel', 'ud_ptnk')
+            and t.project not in {{ from_ud }}
     left join ud_tags as u on t.upos = u.upos and t.feats is not distinct from u.feats
 ),
 

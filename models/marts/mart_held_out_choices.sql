@@ -8,24 +8,12 @@ with
 
 assignments as (select * from {{ ref('mart_split_assignments') }}),
 
-source_priority as (select * from {{ ref('source_priority') }}),
+author_projects as (select * from {{ ref('int_author_projects') }}),
 
 held_out_track as (
     select *
     from assignments
     where track = 'source_held_out'
-),
-
-project_counts as (
-    select
-        a.author,
-        a.project,
-        any_value(a.treebank_source) as treebank_source,
-        count(*) as project_rows,
-        any_value(cast(p.priority as integer)) as priority
-    from held_out_track as a
-    inner join source_priority as p on a.project = p.project
-    group by a.author, a.project
 ),
 
 per_author_projects as (
@@ -36,7 +24,7 @@ per_author_projects as (
             struct_pack(project := project, treebank_source := treebank_source, rows := project_rows)
             order by project_rows desc, priority asc
         ) as project_rows
-    from project_counts
+    from author_projects
     group by author
 ),
 

@@ -13,33 +13,21 @@
 -- this part before the merge. Grain: one row per (kind, published_category, part_category).
 with
 
-tokens as (
-    select * from {{ ref('mart_published_tokens') }}
-    where is_first_in_project
-),
-
-rates as (select * from {{ ref('mart_rates') }}),
+cell_profiles as (select * from {{ ref('int_cell_profiles') }}),
 
 variation as (select * from {{ ref('mart_variation') }}),
 
-cells as (
-    select distinct
-        author,
-        project
-    from rates
-),
-
 profiles as (
+    -- the distinct annotations over all qualifying cells (those of mart_rates)
     select
-        t.deprel_ud,
-        t.deprel,
-        coalesce(t.upos_source, t.upos) as upos_pre_merge,
-        t.upos,
-        t.feats_full,
-        t.feats,
-        count(*) as n
-    from tokens as t
-    inner join cells as c on t.author = c.author and t.project = c.project
+        deprel_ud,
+        deprel,
+        upos_pre_merge,
+        upos,
+        feats_full,
+        feats,
+        cast(sum(n) as bigint) as n
+    from cell_profiles
     group by all
 ),
 
@@ -52,33 +40,29 @@ profile_ids as (
     from profiles
 ),
 
-pre_merge_feats as (
+feats_pairs as (
+    -- every Feature=Value pair of a profile, before (pre_merge) and after (published) the merges
     select
         profile_id,
         n,
+        scheme,
         pair,
         split_part(pair, '=', 1) as feature
     from (
         select
             profile_id,
             n,
-            unnest(string_split(coalesce(feats_full, ''), '|')) as pair
+            unnest(  -- noqa: AL03
+                list_transform(
+                    string_split(coalesce(feats_full, ''), '|'), lambda v: { 'scheme': 'pre_merge', 'pair': v }
+                )
+                || list_transform(
+                    string_split(coalesce(feats, ''), '|'), lambda v: { 'scheme': 'published', 'pair': v }
+                ),
+                recursive := true
+            )
         from profile_ids
-    ) as pre_merge_pairs
-    where pair <> ''
-),
-
-published_feats as (
-    select
-        profile_id,
-        pair,
-        split_part(pair, '=', 1) as feature
-    from (
-        select
-            profile_id,
-            unnest(string_split(coalesce(feats, ''), '|')) as pair
-        from profile_ids
-    ) as published_pairs
+    ) as profile_pairs
     where pair <> ''
 ),
 
@@ -88,8 +72,10 @@ feats_parts as (
         pre.n,
         pre.pair,
         pub.pair as published_pair
-    from pre_merge_feats as pre
-    left join published_feats as pub on pre.profile_id = pub.profile_id and pre.feature = pub.feature
+    from feats_pairs as pre
+    left join feats_pairs as pub
+        on pre.profile_id = pub.profile_id and pre.feature = pub.feature and pub.scheme = 'published'
+    where pre.scheme = 'pre_merge'
 ),
 
 pairs as (

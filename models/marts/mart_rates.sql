@@ -15,106 +15,51 @@
 -- Grain: one row per (kind, scheme, category, author, project).
 with
 
-tokens as (
-    select * from {{ ref('mart_published_tokens') }}
-    where is_first_in_project
-),
+profiles as (select * from {{ ref('int_cell_profiles') }}),
 
 cells as (
-    select
+    select distinct
         author,
         project,
-        count(*) as n_tokens
-    from tokens
-    group by author, project
-    having count(*) >= {{ var('min_cell_tokens') }}
-),
-
-profiles as (
-    -- distinct annotations per cell with their token counts (far fewer rows than tokens)
-    select
-        t.author,
-        t.project,
-        t.deprel_ud,
-        t.deprel,
-        coalesce(t.upos_source, t.upos) as upos_pre_merge,
-        t.upos,
-        t.feats_full,
-        t.feats,
-        count(*) as n
-    from tokens as t
-    inner join cells as c on t.author = c.author and t.project = c.project
-    group by all
-),
-
-feats_pairs as (
-    select
-        author,
-        project,
-        n,
-        'pre_merge' as scheme,
-        unnest(string_split(coalesce(feats_full, ''), '|')) as pair
-    from profiles
-    union all
-    select
-        author,
-        project,
-        n,
-        'published' as scheme,
-        unnest(string_split(coalesce(feats, ''), '|')) as pair
+        cell_tokens as n_tokens
     from profiles
 ),
 
+-- every (kind, scheme) category of a profile: DEPREL and UPOS values, and each `Feature=Value`
+-- pair of the FEATS strings
 token_categories as (
     select
         author,
         project,
         n,
-        'deprel' as kind,
-        'pre_merge' as scheme,
-        cast(null as varchar) as feature,
-        deprel_ud as value
-    from profiles
-    union all
-    select
-        author,
-        project,
-        n,
-        'deprel' as kind,
-        'published' as scheme,
-        null as feature,
-        deprel as value
-    from profiles
-    union all
-    select
-        author,
-        project,
-        n,
-        'upos' as kind,
-        'pre_merge' as scheme,
-        null as feature,
-        upos_pre_merge as value
-    from profiles
-    union all
-    select
-        author,
-        project,
-        n,
-        'upos' as kind,
-        'published' as scheme,
-        null as feature,
-        upos as value
-    from profiles
-    union all
-    select
-        author,
-        project,
-        n,
-        'feats' as kind,
+        kind,
         scheme,
-        split_part(pair, '=', 1) as feature,
-        substr(pair, strpos(pair, '=') + 1) as value
-    from feats_pairs
+        case when kind = 'feats' then split_part(category, '=', 1) end as feature,
+        case when kind = 'feats' then substr(category, strpos(category, '=') + 1) else category end as value
+    from (
+        select
+            author,
+            project,
+            n,
+            unnest(  -- noqa: AL03
+                [
+                    { 'kind': 'deprel', 'scheme': 'pre_merge', 'category': deprel_ud },
+                    { 'kind': 'deprel', 'scheme': 'published', 'category': deprel },
+                    { 'kind': 'upos', 'scheme': 'pre_merge', 'category': upos_pre_merge },
+                    { 'kind': 'upos', 'scheme': 'published', 'category': upos }
+                ]
+                || list_transform(
+                    string_split(coalesce(feats_full, ''), '|'),
+                    lambda v: { 'kind': 'feats', 'scheme': 'pre_merge', 'category': v }
+                )
+                || list_transform(
+                    string_split(coalesce(feats, ''), '|'),
+                    lambda v: { 'kind': 'feats', 'scheme': 'published', 'category': v }
+                ),
+                recursive := true
+            )
+        from profiles
+    ) as profile_categories
 ),
 
 category_counts as (

@@ -2,7 +2,9 @@
 -- with the number of word tokens it applied to (per project), how they were resolved
 -- (`n_by_branch`) and the pre-merge UD relations they received (`n_by_relation`, with `n_dep`
 -- falling back to `dep`), plus one row per observed label missing from the seed (`is_mapped`
--- false: every such token fell back to `dep`). Grain: one row per relation label.
+-- false: every such token fell back to `dep`). Grain: one row per relation label. The projects
+-- counted (n_<project>) are those with AGDT-style native syntax in the seed source_priority.
+{%- set agdt_projects = projects | selectattr('syntax_scheme', 'equalto', 'AGDT') | map(attribute='project') | list %}
 with
 
 relation_map as (
@@ -11,7 +13,7 @@ relation_map as (
 
 relations as (
     select * from {{ ref('int_token_relations') }}
-    where project not like 'ud\_%' escape '\'
+    where project in ('{{ agdt_projects | join("', '") }}')
 ),
 
 labelled as (
@@ -25,10 +27,9 @@ counts as (
     select
         label,
         count(*) as n_tokens,
-        count(*) filter (where project = 'agdt') as n_agdt,
-        count(*) filter (where project = 'gorman') as n_gorman,
-        count(*) filter (where project = 'pedalion') as n_pedalion,
-        count(*) filter (where project = 'harrington') as n_harrington,
+        {% for p in agdt_projects -%}
+            count(*) filter (where project = '{{ p }}') as n_{{ p }},
+        {% endfor -%}
         count(*) filter (where deprel_ud = 'dep') as n_dep
     from labelled
     group by label
@@ -85,10 +86,9 @@ final as (
         m.ud_if_nominal,
         m.note,
         coalesce(c.n_tokens, 0) as n_tokens,
-        coalesce(c.n_agdt, 0) as n_agdt,
-        coalesce(c.n_gorman, 0) as n_gorman,
-        coalesce(c.n_pedalion, 0) as n_pedalion,
-        coalesce(c.n_harrington, 0) as n_harrington,
+        {% for p in agdt_projects -%}
+            coalesce(c.n_{{ p }}, 0) as n_{{ p }},
+        {% endfor -%}
         coalesce(c.n_dep, 0) as n_dep,
         b.n_by_branch,
         r.n_by_relation

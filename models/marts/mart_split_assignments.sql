@@ -20,7 +20,7 @@ with
 
 eligible as (select * from {{ ref('int_eligible_sentences') }}),
 
-source_priority as (select * from {{ ref('source_priority') }}),
+author_projects as (select * from {{ ref('int_author_projects') }}),
 
 base as (
     select
@@ -89,31 +89,12 @@ main_candidates as (
 
 -- source-held-out track --------------------------------------------------------------------------
 
-author_projects as (
-    select
-        b.author,
-        b.project,
-        any_value(b.treebank_source) as treebank_source,
-        count(*) as project_rows,
-        any_value(cast(p.priority as integer)) as priority
-    from base as b
-    inner join source_priority as p on b.project = p.project
-    group by b.author, b.project
-),
-
-project_ranks as (
-    select
-        *,
-        row_number() over (partition by author order by project_rows desc, priority asc) as project_rank
-    from author_projects
-),
-
 held_out as (
     select
         author,
         project as held_out_project,
         treebank_source as held_out_source
-    from project_ranks
+    from author_projects
     where project_rank = 2
 ),
 

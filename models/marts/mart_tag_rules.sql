@@ -8,6 +8,8 @@
 --   ud_tense_aspect_to_tag  UD PROIEL/PTNK tokens whose source Tense/Aspect pair is this row's
 --   feats_published_types   tokens whose published FEATS carry the feature
 --   tag_rules               tokens whose tag_rule is (or, combined with '+', includes) the rule
+{#- projects whose tag is derived from UPOS+FEATS (seed source_priority, tag_source) -#}
+{%- set from_ud = "('" ~ (projects | selectattr('tag_source', 'equalto', 'upos_feats') | map(attribute='project') | join("', '")) ~ "')" %}
 with
 
 morphology as (select * from {{ ref('int_token_morphology') }}),
@@ -43,7 +45,7 @@ analyses as (
 ud_analyses as (
     select *
     from analyses
-    where project in ('ud_proiel', 'ud_ptnk') and upos_source is not null
+    where project in {{ from_ud }} and upos_source is not null
 ),
 
 ud_upos_applied as (

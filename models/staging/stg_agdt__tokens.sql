@@ -1,2 +1,2 @@
 {{ config(materialized='view') }}
-{{ stg_xml_tokens('agdt') }}
+{{ stg_tokens('agdt', conllu=false) }}

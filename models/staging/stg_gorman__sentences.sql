@@ -1,20 +1,6 @@
--- Gorman's Greek Dependency Trees: one row per upstream sentence; @subdoc is the file's passage range.
+-- Gorman's Greek Dependency Trees: one row per upstream sentence; @subdoc is the file's passage range;
+-- the registry key is the file name.
 {{ config(materialized='view') }}
-with
-
-sentences as (
-    {{ raw_sentences_of('gorman') }}
-),
-
-renamed as (
-    select
-        * exclude (document_id, subdoc),
-        document_id,
-        file_name as document_key,
-        subdoc as passage,
-        nullif(regexp_extract(document_id, 'urn:cts:[^ ]+'), '') as document_urn,
-        cast(null as varchar) as source_text
-    from sentences
-)
-
-select * from renamed
+{{ stg_sentences('gorman',
+    document_key='file_name',
+    document_urn="nullif(regexp_extract(document_id, 'urn:cts:[^ ]+'), '')") }}

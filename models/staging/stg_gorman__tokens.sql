@@ -1,2 +1,2 @@
 {{ config(materialized='view') }}
-{{ stg_xml_tokens('gorman') }}
+{{ stg_tokens('gorman', conllu=false) }}

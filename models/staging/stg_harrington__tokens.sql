@@ -1,2 +1,2 @@
 {{ config(materialized='view') }}
-{{ stg_xml_tokens('harrington') }}
+{{ stg_tokens('harrington', conllu=false) }}

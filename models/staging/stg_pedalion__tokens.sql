@@ -1,2 +1,2 @@
 {{ config(materialized='view') }}
-{{ stg_xml_tokens('pedalion') }}
+{{ stg_tokens('pedalion', conllu=false) }}

@@ -1,2 +1,2 @@
 {{ config(materialized='view') }}
-{{ stg_conllu_tokens('ud_perseus') }}
+{{ stg_tokens('ud_perseus', conllu=true) }}

@@ -1,2 +1,2 @@
 {{ config(materialized='view') }}
-{{ stg_conllu_tokens('ud_ptnk') }}
+{{ stg_tokens('ud_ptnk', conllu=true) }}

@@ -52,6 +52,7 @@ from dataclasses import dataclass
 import duckdb
 
 from .. import config
+from ..queries import query
 from . import folds
 
 __all__ = [
@@ -180,166 +181,14 @@ def parse_name(name: str) -> AnnotationName:
 
 
 # --------------------------------------------------------------------------------------------
-# SQL
+# SQL: the named queries annotation_* of sql/queries (sphragis.queries)
 # --------------------------------------------------------------------------------------------
 
-# Selections: one row per wanted sentence with its order, sent_id, the UD sentence it must match
-# token for token (overlap selections only) and a reason when it cannot be rendered at all.
-_SELECT_FOLD = """
-    select
-        s.sentence_uid,
-        s.upstream_sentence_id as sent_id,
-        null::bigint as counterpart_uid,
-        null::varchar as reason,
-        row_number() over (order by s.sentence_pos) as ord
-    from int_sentences as s
-    where s.project = $project and s.path = $path
-"""
-_SELECT_PROJECT = """
-    select
-        s.sentence_uid,
-        case when $is_ud then s.upstream_sentence_id
-             else s.file_name || '@' || s.upstream_sentence_id end as sent_id,
-        null::bigint as counterpart_uid,
-        null::varchar as reason,
-        row_number() over (order by s.path, s.sentence_pos) as ord
-    from int_sentences as s
-    where s.project = $project
-"""
-_SELECT_OVERLAP = """
-    select
-        o.agdt_sentence_uid as sentence_uid,
-        o.ud_sent_id as sent_id,
-        o.ud_sentence_uid as counterpart_uid,
-        o.reason,
-        row_number() over (order by u.sentence_pos) as ord
-    from mart_ud_perseus_agdt_overlap as o
-    inner join int_sentences as u on o.ud_sentence_uid = u.sentence_uid
-    where o.fold = $split
-"""
-
-# Token rows of a view, for the sentences in `wanted` (selected sentences and their counterparts):
-# sentence_uid, i, form and the CoNLL-U columns 3-8 (NULL = '_').
-_TREE_TOKENS = """
-    select
-        t.sentence_uid,
-        t.i,
-        nfc_normalize(regexp_replace(trim(k.form), '\\s+', ' ', 'g')) as form,
-        m.lemma,
-        {upos} as upos,
-        {xpos} as xpos,
-        {feats} as feats,
-        t.head,
-        t.deprel_ud as deprel
-    from {tree} as t
-    inner join int_tokens as k on t.sentence_uid = k.sentence_uid and t.token_pos = k.token_pos
-    inner join int_token_morphology as m on t.sentence_uid = m.sentence_uid and t.token_pos = m.token_pos
-    where t.sentence_uid in (select w.sentence_uid from wanted as w)
-"""
-_TREE_COLUMNS = {
-    "native": {"upos": "m.upos", "xpos": "m.tag", "feats": "m.feats_full"},
-    "source": {"upos": "m.upos_source", "xpos": "m.postag", "feats": "m.feats_source"},
-}
-_PUBLISHED_TOKENS = """
-    select
-        u.sentence_uid,
-        t.tok.id as i,
-        t.tok.form as form,
-        t.tok.lemma as lemma,
-        t.tok.upos as upos,
-        null::varchar as xpos,
-        t.tok.feats as feats,
-        t.tok.head as head,
-        t.tok.deprel as deprel
-    from int_units as u, unnest(u.tokens) as t (tok)
-    where u.sentence_uid in (select w.sentence_uid from wanted as w)
-"""
-
-_RENDER = """
-with
-
-selection as ({selection}),
-
-wanted as (
-    select sentence_uid from selection where sentence_uid is not null
-    union
-    select counterpart_uid from selection where counterpart_uid is not null
-),
-
-tokens as ({tokens}),
-
-lines as (
-    select
-        sentence_uid,
-        i,
-        form,
-        concat_ws(
-            chr(9), i::varchar, form, coalesce(nullif(lemma, ''), '_'), coalesce(nullif(upos, ''), '_'),
-            coalesce(nullif(xpos, ''), '_'), coalesce(nullif(feats, ''), '_'), head::varchar, deprel, '_', '_'
-        ) as line
-    from tokens
-),
-
-sentences as (
-    select
-        sentence_uid,
-        list(form order by i) as forms,
-        string_agg(line, chr(10) order by i) as body
-    from lines
-    group by sentence_uid
-),
-
-compared as (
-    select
-        sel.ord,
-        sel.sent_id,
-        sel.sentence_uid,
-        sel.reason,
-        s.forms,
-        s.body,
-        c.forms as counterpart_forms,
-        sel.counterpart_uid is not null as has_counterpart,
-        list_position(
-            list_transform(list_zip(s.forms, c.forms), lambda p: coalesce(p[1] = p[2], false)), false
-        ) as first_diff
-    from selection as sel
-    left join sentences as s on sel.sentence_uid = s.sentence_uid
-    left join sentences as c on sel.counterpart_uid = c.sentence_uid
-),
-
-final as (
-    select
-        c.ord,
-        c.sent_id,
-        c.sentence_uid,
-        case
-            when c.reason is not null then c.reason
-            when c.forms is null then 'no token survives punctuation and artificial-node removal'
-            when c.has_counterpart and c.counterpart_forms is null
-                then 'the UD sentence has no token after punctuation removal'
-            when c.has_counterpart and c.first_diff is not null
-                then format(
-                    'tokenization differs from the UD sentence at token {{}}: {{}} vs {{}} ({{}} vs {{}} tokens)',
-                    c.first_diff,
-                    coalesce('''' || c.forms[c.first_diff] || '''', '<end>'),
-                    coalesce('''' || c.counterpart_forms[c.first_diff] || '''', '<end>'),
-                    len(c.forms), len(c.counterpart_forms)
-                )
-        end as skip_reason,
-        '# sent_id = ' || c.sent_id || chr(10)
-        || '# {source_key} = ' || si.project || ':' || si.path || '#' || si.upstream_sentence_id || chr(10)
-        || '# text = ' || array_to_string(c.forms, ' ') || chr(10)
-        || c.body as block,
-        len(c.forms) as n_words
-    from compared as c
-    left join int_sentences as si on c.sentence_uid = si.sentence_uid
-)
-
-select ord, sent_id, sentence_uid, skip_reason, case when skip_reason is null then block end as block,
-       n_words
-from final
-order by ord
-"""
+# A selection query returns one row per wanted sentence with its order, sent_id, the UD sentence
+# it must match token for token (overlap selections only) and a reason when it cannot be rendered.
+# The rendering runs it, the token query of the view and annotation_render over relations
+# registered on the connection under fixed names (a read-only warehouse connection can register).
+_REGISTERED = ("annotation_selection", "annotation_tree", "annotation_wanted", "annotation_tokens")
 
 
 # --------------------------------------------------------------------------------------------
@@ -393,24 +242,13 @@ class Annotation:
         return sum(s.words for s in self.sentences)
 
 
-def _sql(an: AnnotationName) -> tuple[str, dict[str, object]]:
+def _selection(an: AnnotationName) -> tuple[str, dict[str, object]]:
+    """The selection query of a parsed name and its parameters."""
     if an.via_overlap:
-        selection = _SELECT_OVERLAP
-        params: dict[str, object] = {"split": OVERLAP_SELECTIONS[(an.project, an.fold.name)]}
-    elif an.fold is not None:
-        selection, params = _SELECT_FOLD, {"project": an.project, "path": an.fold.file}
-    else:
-        selection = _SELECT_PROJECT
-        params = {"project": an.project, "is_ud": _projects()[an.project] == "conllu"}
-    return _render_sql(selection, an.view), params
-
-
-def _render_sql(selection: str, view: str, tree: str = "int_tree_tokens", source_key: str = "source_sentence") -> str:
-    if view == "published":
-        tokens = _PUBLISHED_TOKENS
-    else:
-        tokens = _TREE_TOKENS.format(tree=tree, **_TREE_COLUMNS[view])
-    return _RENDER.format(selection=selection, tokens=tokens, source_key=source_key)
+        return query("annotation_select_overlap"), {"split": OVERLAP_SELECTIONS[(an.project, an.fold.name)]}
+    if an.fold is not None:
+        return query("annotation_select_fold"), {"project": an.project, "path": an.fold.file}
+    return query("annotation_select_project"), {"project": an.project, "is_ud": _projects()[an.project] == "conllu"}
 
 
 _REQUIRED = ("int_sentences", "int_tree_tokens", "int_tokens", "int_token_morphology", "int_units")
@@ -439,8 +277,8 @@ def render(con: duckdb.DuckDBPyConnection, name: str | AnnotationName) -> Annota
     if missing:
         raise RuntimeError(f"{an.name}: the warehouse has no {', '.join(missing)}; rebuild it with "
                            "`sphragis build`")
-    sql, params = _sql(an)
-    return _rendered(con, an.name, sql, params)
+    selection, params = _selection(an)
+    return _rendered(con, an.name, selection, params, an.view)
 
 
 def render_selection(con: duckdb.DuckDBPyConnection, name: str, selection: str, params: dict[str, object], *,
@@ -464,11 +302,26 @@ def render_selection(con: duckdb.DuckDBPyConnection, name: str, selection: str, 
     """
     if view not in VIEWS:
         raise ValueError(f"unknown view {view!r}; choose one of {', '.join(VIEWS)}")
-    return _rendered(con, name, _render_sql(selection, view, tree, source_key), params)
+    return _rendered(con, name, selection, params, view, tree, source_key)
 
 
-def _rendered(con: duckdb.DuckDBPyConnection, name: str, sql: str, params: dict[str, object]) -> Annotation:
-    rows = con.execute(sql, params).fetchall()
+def _rendered(con: duckdb.DuckDBPyConnection, name: str, selection: str, params: dict[str, object], view: str,
+              tree: str = "int_tree_tokens", source_key: str = "source_sentence") -> Annotation:
+    """Run ``selection`` (with ``params``), the token query of ``view`` over ``tree`` and
+    ``annotation_render`` (with ``source_key``); the registered relations are dropped afterwards."""
+    try:
+        con.register("annotation_selection", con.sql(selection, params=params))
+        con.register("annotation_tree", con.table(tree))
+        con.register("annotation_wanted", con.sql(query("annotation_wanted")))
+        if view == "published":
+            tokens = con.sql(query("annotation_published_tokens"))
+        else:
+            tokens = con.sql(query("annotation_tree_tokens"), params={"view": view})
+        con.register("annotation_tokens", tokens)
+        rows = con.execute(query("annotation_render"), {"source_key": source_key}).fetchall()
+    finally:
+        for name_ in _REGISTERED:
+            con.unregister(name_)
     if not rows:
         raise ValueError(f"{name}: the warehouse holds no sentence of this selection")
     sentences = tuple(RenderedSentence(sid, uid, block, n) for _, sid, uid, reason, block, n in rows

@@ -43,28 +43,12 @@ from typing import Any
 
 import duckdb
 
-from .. import config
 from ..files import write_json, write_text_atomic
+from ..queries import open_warehouse
 
 DEFAULT_MANIFEST = Path("reports") / "overlap_manifest.json"
 
 _LEMMAS_ROW = re.compile(r"^Lemmas(?=\s)", re.MULTILINE)
-
-
-def open_warehouse() -> duckdb.DuckDBPyConnection:
-    """Open ``SPHRAGIS_WAREHOUSE`` read-only.
-
-    Raises:
-        FileNotFoundError: no warehouse file (run ``sphragis build``).
-        RuntimeError: DuckDB cannot open it (e.g. another process holds it for writing).
-    """
-    path = config.settings().warehouse
-    if not path.is_file():
-        raise FileNotFoundError(f"no warehouse at {path}; run `sphragis build` (or set SPHRAGIS_WAREHOUSE)")
-    try:
-        return duckdb.connect(str(path), read_only=True)
-    except duckdb.Error as exc:
-        raise RuntimeError(f"cannot open the warehouse {path} read-only: {exc}") from exc
 
 
 def _rename_lemma(metrics: dict[str, Any]) -> dict[str, Any]:

@@ -21,18 +21,7 @@ from typing import Any
 
 import duckdb
 
-VARIATION_SQL = """
-    select kind, scheme, category, feature, value, annotator_variation_pp, authorial_variation_pp,
-           excess_pp, verdict, n_authors_multi_project, n_projects_multi_author, n_cells,
-           mean_rate_pct, min_rate_pct, max_rate_pct
-    from mart_variation
-    order by kind, scheme, category"""
-
-RATES_SQL = """
-    select kind, scheme, category, author, project, n_tokens, n_category_tokens, rate_pct
-    from mart_rates
-    order by kind, scheme, category, author, project"""
-
+from ..queries import query, records
 
 def plotly_js() -> str:
     """The plotly.js bundle shipped inside the ``plotly`` Python package (minified).
@@ -45,12 +34,6 @@ def plotly_js() -> str:
     except ImportError as exc:  # pragma: no cover - only without the extra
         raise RuntimeError("the docs site's charts need plotly: pip install 'sphragis-warehouse[workbench]'") from exc
     return get_plotlyjs()
-
-
-def _records(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict[str, Any]]:
-    cur = con.execute(sql)
-    names = [d[0] for d in cur.description]
-    return [dict(zip(names, row)) for row in cur.fetchall()]
 
 
 def variation_data(warehouse: Path) -> dict[str, Any] | None:
@@ -70,8 +53,8 @@ def variation_data(warehouse: Path) -> dict[str, Any] | None:
         have |= {r[0] for r in con.execute("select view_name from duckdb_views() where not internal").fetchall()}
         if not {"mart_variation", "mart_rates"} <= have:
             return None
-        variation = _records(con, VARIATION_SQL)
-        rates = _records(con, RATES_SQL)
+        variation = records(con, query("chart_variation"))
+        rates = records(con, query("chart_rates"))
     finally:
         con.close()
     for v in variation:

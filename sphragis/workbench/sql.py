@@ -32,6 +32,7 @@ from pathlib import Path
 import duckdb
 
 from .. import config
+from ..queries import open_warehouse
 
 FORMATS = ("table", "csv", "json", "markdown")
 
@@ -80,13 +81,10 @@ def connect(warehouse: Path | None = None) -> duckdb.DuckDBPyConnection:
     Raises:
         QueryError: no warehouse file there, or DuckDB cannot open it (message names the path).
     """
-    path = warehouse or config.settings().warehouse
-    if not path.is_file():
-        raise QueryError(f"no warehouse at {path}; run `sphragis build` (or set SPHRAGIS_WAREHOUSE)")
     try:
-        return duckdb.connect(str(path), read_only=True)
-    except duckdb.Error as exc:
-        raise QueryError(f"cannot open {path} read-only: {exc}") from exc
+        return open_warehouse(warehouse)
+    except (FileNotFoundError, RuntimeError) as exc:
+        raise QueryError(str(exc)) from exc
 
 
 @dataclass

@@ -25,52 +25,57 @@ inner join {{ source('raw', 'raw_files') }} as f on s.file_id = f.file_id
 where f.project = '{{ project }}'
 {%- endmacro %}
 
-{%- macro comment_value(key) -%}
-nullif(trim(list_extract(list_filter(comments, lambda c: c like '# {{ key }} =%'), -1)[length('# {{ key }} =') + 1:]), '')
-{%- endmacro %}
-
-{%- macro stg_xml_tokens(project) -%}
-{#- AGDT-style XML words: @postag → postag, @relation → relation; everything else stays in attrs. -#}
+{%- macro stg_sentences(project, document_key, document_urn, passage='subdoc', source_text=none,
+                        first_token_ref=false, extra_columns={}) -%}
+{#- One project's staged sentences: the raw sentence columns (raw_sentences_of) renamed to the
+    registry's document_key, passage, document_urn and source_text, each given as a SQL expression
+    over them (SPEC §6 document keys). first_token_ref: `ref` is the first token's MISC Ref= value
+    (UD PROIEL's passage). extra_columns: name → expression, appended after source_text. -#}
 with
 
-raw_tokens as (
-    select t.*
-    from {{ source('raw', 'raw_tokens') }} as t
-    inner join {{ source('raw', 'raw_sentences') }} as s on t.sentence_uid = s.sentence_uid
-    inner join {{ source('raw', 'raw_files') }} as f on s.file_id = f.file_id
-    where f.project = '{{ project }}'
+sentences as (
+    {{ raw_sentences_of(project) }}
 ),
+{%- if first_token_ref %}
+
+first_tokens as (
+    select
+        sentence_uid,
+        regexp_extract(misc, '(?:^|\|)Ref=([^|]*)', 1) as ref
+    from {{ source('raw', 'raw_tokens') }}
+    where token_pos = 1
+),
+{%- endif %}
 
 renamed as (
     select
-        '{{ project }}' as project,
-        sentence_uid,
-        token_pos,
-        line,
-        id as src_id,
-        try_cast(id as integer) as token_num,
-        form,
-        lemma,
-        nullif(xpos, '') as postag,
-        cast(null as varchar) as upos,
-        cast(null as varchar) as feats,
-        head as head_src,
-        try_cast(head as integer) as head_num,
-        nullif(deprel, '') as relation,
-        cast(null as varchar) as misc,
-        coalesce(attrs['artificial'] is not null, false) as is_artificial,
-        false as is_multiword,
-        false as is_empty_node,
-        attrs['cite'] as cite,
-        attrs
-    from raw_tokens
+        s.* exclude (document_id, subdoc),
+        s.document_id,
+        {{ document_key }} as document_key,
+        {{ passage }} as passage,
+        {{ document_urn }} as document_urn,
+        {{ source_text or 'cast(null as varchar)' }} as source_text
+        {%- for name, expr in extra_columns.items() %},
+        {{ expr }} as {{ name }}
+        {%- endfor %}
+    from sentences as s
+    {%- if first_token_ref %}
+    left join first_tokens as t on s.sentence_uid = t.sentence_uid
+    {%- endif %}
 )
 
 select * from renamed
 {%- endmacro %}
 
-{%- macro stg_conllu_tokens(project) -%}
-{#- CoNLL-U rows: `_` becomes NULL; multiword ranges and empty nodes are flagged, not dropped. -#}
+{%- macro comment_value(key) -%}
+nullif(trim(list_extract(list_filter(comments, lambda c: c like '# {{ key }} =%'), -1)[length('# {{ key }} =') + 1:]), '')
+{%- endmacro %}
+
+{%- macro stg_tokens(project, conllu) -%}
+{#- One project's staged tokens. AGDT-style XML words (conllu false): @postag → postag, @relation →
+    relation, an empty value is NULL; everything else stays in attrs. CoNLL-U rows (conllu true):
+    `_` becomes NULL; multiword ranges and empty nodes are flagged, not dropped. -#}
+{%- set empty = "'_'" if conllu else "''" %}
 with
 
 raw_tokens as (
@@ -90,19 +95,19 @@ renamed as (
         id as src_id,
         try_cast(id as integer) as token_num,
         form,
-        nullif(lemma, '_') as lemma,
-        nullif(xpos, '_') as postag,
-        nullif(upos, '_') as upos,
-        nullif(feats, '_') as feats,
+        {{ "nullif(lemma, '_')" if conllu else 'lemma' }} as lemma,
+        nullif(xpos, {{ empty }}) as postag,
+        {{ "nullif(upos, '_')" if conllu else 'cast(null as varchar)' }} as upos,
+        {{ "nullif(feats, '_')" if conllu else 'cast(null as varchar)' }} as feats,
         head as head_src,
         try_cast(head as integer) as head_num,
-        nullif(deprel, '_') as relation,
-        nullif(misc, '_') as misc,
-        false as is_artificial,
-        contains(id, '-') as is_multiword,
-        contains(id, '.') as is_empty_node,
-        regexp_extract(misc, '(?:^|\|)Ref=([^|]*)', 1) as cite,
-        cast(null as map(varchar, varchar)) as attrs
+        nullif(deprel, {{ empty }}) as relation,
+        {{ "nullif(misc, '_')" if conllu else 'cast(null as varchar)' }} as misc,
+        {{ 'false' if conllu else "coalesce(attrs['artificial'] is not null, false)" }} as is_artificial,
+        {{ "contains(id, '-')" if conllu else 'false' }} as is_multiword,
+        {{ "contains(id, '.')" if conllu else 'false' }} as is_empty_node,
+        {{ "regexp_extract(misc, '(?:^|\\|)Ref=([^|]*)', 1)" if conllu else "attrs['cite']" }} as cite,
+        {{ 'cast(null as map(varchar, varchar))' if conllu else 'attrs' }} as attrs
     from raw_tokens
 )
 
@@ -110,9 +115,11 @@ select * from renamed
 {%- endmacro %}
 
 {%- macro union_staged(entity) -%}
-{#- Every project's staging model for <entity> ('sentences' or 'tokens'), stacked by column name. -#}
-{%- for project in ['agdt', 'gorman', 'pedalion', 'harrington', 'ud_perseus', 'ud_proiel', 'ud_ptnk'] %}
+{#- Every project's staging model for <entity> ('sentences' or 'tokens'), stacked by column name:
+    the projects of the seed source_priority (runner global `projects`), AGDT-scheme ones first,
+    each group in priority order (a stable sort). -#}
+{%- for p in projects | sort(attribute='syntax_scheme') %}
 {% if not loop.first %}union all by name
-{% endif %}select * from {{ ref('stg_' ~ project ~ '__' ~ entity) }}
+{% endif %}select * from {{ ref('stg_' ~ p.project ~ '__' ~ entity) }}
 {%- endfor %}
 {%- endmacro %}

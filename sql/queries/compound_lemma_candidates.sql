@@ -33,4 +33,4 @@ where
     regexp_full_match(compound, '[^-]+-[^-]+')
     and dictionary_lemma is not null
 group by compound, dictionary_lemma
-order by is_candidate desc, compound, aligned_tokens desc
+order by is_candidate desc, compound asc, aligned_tokens desc

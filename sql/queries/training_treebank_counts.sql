@@ -13,7 +13,14 @@ by_reason as (
     select
         project,
         map_from_entries(list((reason, n) order by reason)) as excluded_by_reason
-    from (select project, reason, count(*) as n from exclusions group by all)
+    from (
+        select
+            project,
+            reason,
+            count(*) as n
+        from exclusions
+        group by all
+    ) as reason_counts
     group by project
 ),
 
@@ -28,7 +35,7 @@ by_rule as (
             count(*) as n
         from exclusions, unnest(reasons) as r (rule)
         group by all
-    )
+    ) as rule_counts
     group by project
 ),
 
@@ -36,7 +43,14 @@ by_split as (
     select
         project,
         map_from_entries(list((split, n) order by split)) as selected_by_split
-    from (select project, split, count(*) as n from selected group by all)
+    from (
+        select
+            project,
+            split,
+            count(*) as n
+        from selected
+        group by all
+    ) as split_counts
     group by project
 ),
 

@@ -1,0 +1,10 @@
+-- The rows of the audited files with their labels and unit keys (sphragis audit, SPEC §11):
+-- audit_files without the unit payloads. Grain: one row per (cfg, split, r).
+select
+    cfg,
+    split,
+    r,
+    author,
+    treebank_source,
+    dedup_key
+from audit_files
