@@ -54,6 +54,8 @@ ranked as (
     from records
 ),
 
+-- noqa: disable=RF03
+-- (lambda parameters read as qualified references)
 provenance as (
     -- the records sorted by (priority, sentence_uid), unique in a group: list_sort of structs
     -- that lead with those keys (cheaper than ordered aggregates)
@@ -90,6 +92,7 @@ provenance as (
     group by dedup_key
 ),
 
+-- noqa: enable=RF03
 chosen as (
     select * from ranked
     where rank_in_group = 1

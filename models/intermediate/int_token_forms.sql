@@ -138,13 +138,15 @@ cleaned as (
 lowered as (
     select
         *,
+        grave_to_acute(form_lower) as form
+    from (select *, nfc_normalize(lower_grc(form_clean)) as form_lower from cleaned)
+),
+
+lettered as (
+    select
+        *,
         regexp_matches(form, '\p{L}') as has_letter
-    from (
-        select
-            *,
-            grave_to_acute(form_lower) as form
-        from (select *, nfc_normalize(lower_grc(form_clean)) as form_lower from cleaned)
-    )
+    from lowered
 ),
 
 final as (
@@ -166,7 +168,7 @@ final as (
         l.form_lower <> l.form_clean as lowercased,
         l.form <> l.form_lower as grave_to_acute
     from surfaces as s
-    inner join lowered as l on s.surface = l.surface
+    inner join lettered as l on s.surface = l.surface
 )
 
 select * from final

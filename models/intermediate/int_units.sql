@@ -27,6 +27,8 @@ token_lists as (
     group by sentence_uid
 ),
 
+-- noqa: disable=RF03
+-- (lambda parameters read as qualified references)
 units as (
     select
         sentence_uid,
@@ -49,6 +51,7 @@ units as (
     from token_lists
 ),
 
+-- noqa: enable=RF03
 final as (
     select
         u.sentence_uid,

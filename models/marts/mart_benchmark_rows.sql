@@ -87,7 +87,7 @@ chunk_members as (
         -- ordered aggregate)
         list_transform(
             list_sort(list(struct_pack(unit := m.unit, provenance := u.provenance))),
-            lambda x: x.provenance  -- noqa: RF02
+            lambda x: x.provenance  -- noqa: RF01, RF02
         ) as constituent_provenance,
         count(*) filter (where u.genre = 'verse') as verse_units,
         count(*) as n_units

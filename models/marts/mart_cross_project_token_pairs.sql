@@ -49,7 +49,7 @@ feats_maps as (
                 lambda f: struct_pack(k := split_part(f, '=', 1), v := split_part(f, '=', 2))  -- noqa: RF02, RF03
             )
         ) as feats_map
-    from (select distinct coalesce(feats, '') as feats_key from unnested)
+    from (select distinct coalesce(feats, '') as feats_key from unnested) as k
 ),
 
 flat as (
