@@ -27,7 +27,8 @@ regexp_matches(regexp_replace({{ expr }}, '[^\p{L}]', '', 'g'), '\p{Greek}')
 {%- macro map_lookalikes(expr, pairs) -%}
 {#- in a string with a Greek letter, each Latin look-alike letter → its Greek letter (the word-final
     variant before a non-letter, non-mark character or the end). One character at a time: each
-    `latin` of the seed is one letter and each replacement a Greek letter (seed data tests), so this
+    `latin` of the seed is one letter and each replacement a Greek letter (its tests in
+    models/_seeds.yml), so this
     equals replacing the pairs one after another; every regex here is a constant, compiled once
     (a pattern built per pair would be compiled per row: 25 s on the real forms). -#}
 case
