@@ -28,9 +28,9 @@ regexp_matches(regexp_replace({{ expr }}, '[^\p{L}]', '', 'g'), '\p{Greek}')
 {#- in a string with a Greek letter, each Latin look-alike letter → its Greek letter (the word-final
     variant before a non-letter, non-mark character or the end). One character at a time: each
     `latin` of the seed is one letter and each replacement a Greek letter (its tests in
-    models/_seeds.yml), so this
-    equals replacing the pairs one after another; every regex here is a constant, compiled once
-    (a pattern built per pair would be compiled per row: 25 s on the real forms). -#}
+    models/_seeds.yml), so this equals replacing the pairs one after another; every regex here is
+    a constant, compiled once (a pattern built per pair is compiled per row: 25 s on the real
+    forms). -#}
 case
     when regexp_matches({{ expr }}, '[A-Za-z]') and {{ has_greek_letter(expr) }}
         then array_to_string(
