@@ -5,7 +5,7 @@
 -- eligible dedup_key.
 with
 
-units as (select * from {{ ref('int_units') }}),
+units as not materialized (select * from {{ ref('int_units') }}),
 
 curated as (select * from {{ ref('int_curated_sentences') }}),
 
@@ -16,8 +16,11 @@ priority as (select * from {{ ref('source_priority') }}),
 groups as (select * from {{ ref('int_dedup_groups') }}),
 
 records as (
+    -- the unit's token lists stay out of the ranking (joined for the chosen rows only)
     select
-        u.*,
+        u.sentence_uid,
+        u.project,
+        u.dedup_key,
         c.author,
         c.work,
         c.work_id,
@@ -51,32 +54,45 @@ ranked as (
     from records
 ),
 
+-- noqa: disable=RF03
+-- (lambda parameters read as qualified references)
 provenance as (
+    -- the records sorted by (priority, sentence_uid), unique in a group: list_sort of structs
+    -- that lead with those keys (cheaper than ordered aggregates)
     select
         dedup_key,
-        list(
-            struct_pack(
-                project := project,
-                treebank_source := treebank_source,
-                snapshot := snapshot,
-                revision := commit,
-                url := upstream,
-                license := license,
-                path := path,
-                upstream_sentence_id := upstream_sentence_id,
-                sentence_uid := sentence_uid,
-                passage := passage,
-                syntax_scheme := syntax_scheme
-            )
-            order by priority, sentence_uid
+        list_transform(
+            list_sort(
+                list(
+                    struct_pack(
+                        priority := priority,
+                        sentence_uid := sentence_uid,
+                        record := struct_pack(
+                            project := project,
+                            treebank_source := treebank_source,
+                            snapshot := snapshot,
+                            revision := commit,
+                            url := upstream,
+                            license := license,
+                            path := path,
+                            upstream_sentence_id := upstream_sentence_id,
+                            sentence_uid := sentence_uid,
+                            passage := passage,
+                            syntax_scheme := syntax_scheme
+                        )
+                    )
+                )
+            ),
+            lambda r: r.record  -- noqa: RF02
         ) as source_records,
-        list(distinct license order by license) as licenses,
-        list(distinct project order by project) as projects,
+        list_sort(list(distinct license)) as licenses,
+        list_sort(list(distinct project)) as projects,
         count(*) as n_records
     from ranked
     group by dedup_key
 ),
 
+-- noqa: enable=RF03
 chosen as (
     select * from ranked
     where rank_in_group = 1
@@ -93,9 +109,9 @@ final as (
         c.work,
         c.work_id,
         c.genre,
-        c.text,
-        c.tokens,
-        c.native_syntax,
+        u.text,
+        u.tokens,
+        u.native_syntax,
         coalesce(
             c.cts_urn, case when c.work_id is not null then 'urn:cts:greekLit:' || c.work_id end
             || coalesce(':' || c.passage, '')
@@ -110,6 +126,7 @@ final as (
         c.sentence_pos
     from chosen as c
     inner join provenance as p on c.dedup_key = p.dedup_key
+    inner join units as u on c.sentence_uid = u.sentence_uid
 )
 
 select * from final

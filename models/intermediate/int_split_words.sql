@@ -12,7 +12,8 @@
 -- Punctuation tokens take no part. Grain: one row per piece token (sentence_uid, token_pos).
 with
 
-tokens as (
+tokens as not materialized (
+    -- read where used (a materialized copy of all 1.6M tokens costs more than the scans)
     select * from {{ ref('int_tokens') }}
 ),
 
@@ -24,8 +25,18 @@ morphology as (
     from {{ ref('int_token_morphology') }}
 ),
 
+hyphen_sentences as (
+    -- only a sentence of an XML project with a word token that has a hyphen at an edge can hold
+    -- hyphen pieces
+    select distinct sentence_uid
+    from tokens
+    where
+        is_word and project not like 'ud\_%' escape '\'
+        and (starts_with(trim(form), '-') or ends_with(trim(form), '-'))
+),
+
 xml_words as (
-    -- word tokens of the XML projects that carry a letter, in document order
+    -- word tokens of those sentences that carry a letter, in document order
     select
         t.project,
         t.sentence_uid,
@@ -36,6 +47,7 @@ xml_words as (
         trim(t.form) as form,
         lag(trim(t.form)) over (partition by t.sentence_uid order by t.token_pos) as prev_form
     from tokens as t
+    semi join hyphen_sentences as h on t.sentence_uid = h.sentence_uid
     inner join morphology as m on t.sentence_uid = m.sentence_uid and t.token_pos = m.token_pos
     where
         t.is_word and not t.is_artificial and not m.is_punct
@@ -51,6 +63,13 @@ xml_grouped as (
     from xml_words
 ),
 
+xml_counted as (
+    select
+        *,
+        count(*) over (partition by sentence_uid, word_no) as n_pieces
+    from xml_grouped
+),
+
 xml_pieces as (
     select
         project,
@@ -64,12 +83,13 @@ xml_pieces as (
         sentence_uid || ':' || word_no as word_id,
         -- a piece is a clitic when a hyphen marks its joining edge
         starts_with(form, '-') or ends_with(form, '-') as is_clitic,
-        count(*) over (partition by sentence_uid, word_no) as n_pieces,
+        n_pieces,
         string_agg(trim(form, '-'), '') over (
             partition by sentence_uid, word_no order by token_pos
             rows between unbounded preceding and unbounded following
         ) as surface
-    from xml_grouped
+    from xml_counted
+    where n_pieces > 1
 ),
 
 mwt as (
@@ -107,7 +127,6 @@ mwt_pieces as (
 
 pieces as (
     select * from xml_pieces
-    where n_pieces > 1
     union all
     select * from mwt_pieces
 ),

@@ -130,7 +130,8 @@ elided as (
 cleaned as (
     select
         *,
-        nfc_normalize({{ keep_greek('form_elided') }}) as form_clean
+        nfc_normalize({{ keep_greek('form_elided') }}) as form_clean,
+        nfc_normalize(form_elided) as form_elided_nfc
     from elided
 ),
 
@@ -141,6 +142,13 @@ lowered as (
     from (select *, nfc_normalize(lower_grc(form_clean)) as form_lower from cleaned)
 ),
 
+lettered as (
+    select
+        *,
+        regexp_matches(form, '\p{L}') as has_letter
+    from lowered
+),
+
 final as (
     select
         s.sentence_uid,
@@ -149,18 +157,18 @@ final as (
         s.surface,
         s.is_absorbed_piece,
         l.form,
-        regexp_matches(l.form, '\p{L}') as has_letter,
+        l.has_letter,
         s.surface <> s.source_form as split_word_merged,
         l.form_trimmed <> l.surface as whitespace_removed,
         l.form_edited <> l.form_trimmed as editorial_marks_removed,
         l.form_greek <> l.form_edited as latin_letters_mapped,
         l.form_elided <> l.form_nfc0 or l.form_initial <> l.form_greek as elision_unified,
-        l.form_clean <> nfc_normalize(l.form_elided) as stray_characters_removed,
+        l.form_clean <> l.form_elided_nfc as stray_characters_removed,
         l.form_nfc0 <> l.form_initial as nfc_changed,
         l.form_lower <> l.form_clean as lowercased,
         l.form <> l.form_lower as grave_to_acute
     from surfaces as s
-    inner join lowered as l on s.surface = l.surface
+    inner join lettered as l on s.surface = l.surface
 )
 
 select * from final

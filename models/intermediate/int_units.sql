@@ -11,27 +11,47 @@ sentences as (select * from {{ ref('int_sentences') }}),
 
 priority as (select * from {{ ref('source_priority') }}),
 
-units as (
+token_lists as (
+    -- one list per sentence, sorted by its first field `id` (unique in a sentence): cheaper than
+    -- an ordered aggregate; the three lists are cut from it
     select
         sentence_uid,
-        string_agg(form, ' ' order by i) as text,
-        list(
+        list_sort(list(
             struct_pack(
-                id := i, form := form, lemma := lemma, upos := upos, feats := feats, head := head, deprel := deprel
+                id := i, form := form, lemma := lemma, upos := upos, feats := feats, head := head, deprel := deprel,
+                src := src, relation := source_relation, source_head := source_head, repair := repair
             )
-            order by i
-        ) as tokens,
-        list(
-            struct_pack(
-                sentence := 1, i := i, src := src, relation := source_relation, head := source_head, repair := repair
-            )
-            order by i
-        ) as native_records,
+        )) as rows,
         count(*) as n_tokens
     from published_tokens
     group by sentence_uid
 ),
 
+-- noqa: disable=RF03
+-- (lambda parameters read as qualified references)
+units as (
+    select
+        sentence_uid,
+        array_to_string(list_transform(rows, lambda r: r.form), ' ') as text,  -- noqa: RF02
+        list_transform(
+            rows,
+            lambda r: struct_pack(  -- noqa: RF02
+                id := r.id, form := r.form, lemma := r.lemma, upos := r.upos, feats := r.feats, head := r.head,
+                deprel := r.deprel
+            )
+        ) as tokens,
+        list_transform(
+            rows,
+            lambda r: struct_pack(  -- noqa: RF02
+                sentence := 1, i := r.id, src := r.src, relation := r.relation, head := r.source_head,
+                repair := r.repair
+            )
+        ) as native_records,
+        n_tokens
+    from token_lists
+),
+
+-- noqa: enable=RF03
 final as (
     select
         u.sentence_uid,

@@ -83,7 +83,12 @@ chunk_members as (
     select
         c.config,
         c.chunk_id,
-        list(u.provenance order by m.unit) as constituent_provenance,
+        -- in constituent order: structs led by the (unique) unit index, sorted (cheaper than an
+        -- ordered aggregate)
+        list_transform(
+            list_sort(list(struct_pack(unit := m.unit, provenance := u.provenance))),
+            lambda x: x.provenance  -- noqa: RF01, RF02
+        ) as constituent_provenance,
         count(*) filter (where u.genre = 'verse') as verse_units,
         count(*) as n_units
     from chunks as c

@@ -11,14 +11,22 @@ pairs as (
 
 units as (select * from {{ ref('int_units') }}),
 
-tokens as (
-    select
-        sentence_uid,
-        unnest(tokens) as t
-    from units
+pair_sentences as (
+    select sentence_uid_a as sentence_uid from pairs
+    union
+    select sentence_uid_b from pairs
 ),
 
-flat as (
+tokens as (
+    -- the tokens of the sentences in an aligned pair only
+    select
+        u.sentence_uid,
+        unnest(u.tokens) as t
+    from units as u
+    semi join pair_sentences as s on u.sentence_uid = s.sentence_uid
+),
+
+unnested as (
     select
         sentence_uid,
         t.id as i,
@@ -27,14 +35,29 @@ flat as (
         t.upos,
         t.feats,
         t.head,
-        t.deprel,
+        t.deprel
+    from tokens
+),
+
+feats_maps as (
+    -- each distinct FEATS string parsed once
+    select
+        feats_key,
         map_from_entries(
             list_transform(
-                string_split(coalesce(t.feats, ''), '|'),
+                string_split(feats_key, '|'),
                 lambda f: struct_pack(k := split_part(f, '=', 1), v := split_part(f, '=', 2))  -- noqa: RF02, RF03
             )
         ) as feats_map
-    from tokens
+    from (select distinct coalesce(feats, '') as feats_key from unnested) as k
+),
+
+flat as (
+    select
+        u.*,
+        m.feats_map
+    from unnested as u
+    inner join feats_maps as m on coalesce(u.feats, '') = m.feats_key
 ),
 
 final as (
