@@ -229,3 +229,19 @@ def test_undeclared_source_is_an_error(proj):
     _write(root, {"models/staging/stg_x.sql": "select * from {{ source('raw', 'raw_nothing') }}\n"})
     with pytest.raises(runner.ModelError, match=r"stg_x\.sql: source\(\) not declared .*raw\.raw_nothing"):
         _project(root)
+
+
+def test_the_projects_yml_files_use_data_tests_and_the_alias_still_reads():
+    # dbt >= 1.8 spelling: every checked-in yml declares its data tests under `data_tests:`; the
+    # runner still reads `tests:` (the older dbt key) for user projects that use it.
+    from sphragis import config
+
+    stale = [f"{p}:{i}" for root in (config.MODELS_DIR, config.SQL_DIR) for p in sorted(root.rglob("*.yml"))
+             for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+             if line.strip().startswith("tests:")]
+    assert stale == []
+    project = runner.load_project()
+    n_data_tests = sum(len(runner._tests_of(spec)) + sum(len(runner._tests_of(c)) for c in spec.get("columns") or [])
+                       for spec in project.schema.values())
+    assert n_data_tests > 300
+    assert runner._tests_of({"tests": ["unique"], "data_tests": ["not_null"]}) == ["not_null", "unique"]
