@@ -378,7 +378,8 @@ class UnitValidation:
         if self.workers > 1:
             methods = multiprocessing.get_all_start_methods()
             context = multiprocessing.get_context("fork" if "fork" in methods else None)
-            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=context)
+            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=context,
+                                             initializer=_exit_with_parent, initargs=(os.getpid(),))
             self._pool.submit(int).result()  # forks every worker now
 
     def submit(self, units: pa.Table) -> UnitValidation:
@@ -430,6 +431,19 @@ class UnitValidation:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _exit_with_parent(parent: int) -> None:
+    """Loader-worker initializer: end the worker when the exporter is gone (killed outright, it
+    cannot shut its pool down; an orphaned worker would wait for work forever)."""
+    import threading
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.2)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
 
 
 def validate_units_table(units: pa.Table, batch: int = VALIDATION_BATCH, workers: int | None = None) -> int:
