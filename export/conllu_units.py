@@ -197,7 +197,7 @@ def check_invariants(unit: Unit, text: str) -> str | None:
                 return f"token {tid}: {problem}"
             forms.append(t["form"])
     if " ".join(forms) != text:
-        return f"forms do not reconstruct text: {' '.join(forms)[:80]!r} vs {text[:80]!r}"
+        return f"forms do not reconstruct text: {' '.join(forms)[:80]!r} vs {None if text is None else text[:80]!r}"
     return None
 
 
