@@ -20,7 +20,8 @@ from one table of the published units of ``int_eligible_sentences`` (:func:`fetc
 ``take`` and regrouped with list offsets, never looped over in Python.
 
 Every distinct published unit is checked against the SPEC §5 invariants, rendered and re-parsed
-with the CoNLL 2018 loader before anything is written (SPEC §10; :func:`validate_units_table`).
+with the CoNLL 2018 loader (SPEC §10; :class:`UnitValidation`): the loader runs in worker
+processes while the files are written, and the export is swapped in only once every unit passed.
 The directory is written beside the old one and swapped in only when complete (SPEC §13). Row
 order, column order, Arrow types and JSON key order are fixed, so two exports of the same
 warehouse are byte-identical.
@@ -28,14 +29,14 @@ warehouse are byte-identical.
 
 from __future__ import annotations
 
-import gc
 import hashlib
-import io
 import json
+import multiprocessing
 import os
 import shutil
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 
 import duckdb
@@ -43,14 +44,23 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
-from udtools.udeval import UDError, load_conllu
+from udtools.udeval import load_conllu
 
 from sphragis import config
 from sphragis.benchmark import CONFIGS, SPLITS
 from sphragis.build import build_lock, remove_stale_builds
 from sphragis.files import replace_dir
 
-from .conllu_units import UnitValidationError, check_invariants, unit_at
+from .conllu_units import (
+    DEPREL_INVENTORY,
+    UPOS_INVENTORY,
+    UnitValidationError,
+    check_invariants,
+    feats_problem,
+    field_problem,
+    loader_problem,
+    punctuation_problem,
+)
 
 #: Columns of every configuration, in order (seed 000 "Principal columns").
 BASE_COLUMNS = (
@@ -270,34 +280,172 @@ def _token_dicts(tokens: pa.ListArray | pa.ChunkedArray) -> list[dict]:
     return [dict(zip(names, values)) for values in zip(*columns)]
 
 
-def _validate_batch(part: pa.Table) -> None:
-    ids = _column(part, "row_id").to_pylist()
-    texts = _column(part, "text").to_pylist()
-    tokens = _column(part, "tokens")
-    offsets = _offsets(tokens).to_pylist()
-    dicts = _token_dicts(tokens)
-    for i, (unit_id, text) in enumerate(zip(ids, texts)):
-        problem = check_invariants([dicts[offsets[i]:offsets[i + 1]]], text)
-        if problem:
-            raise UnitValidationError(unit_id, problem)
-    del dicts
-    rendered = render_units(tokens)
-    newlines = pc.count_substring(rendered, "\n").to_numpy()
-    starts = (np.concatenate([[0], np.cumsum(newlines)[:-1]]) + 1).tolist()
-    document = pc.binary_join(_list(pa.array([0, len(rendered)], pa.int32()), rendered), "")[0].as_py()
-    try:
-        load_conllu(io.StringIO(document), "<published units>", {})
-    except UDError as exc:
-        raise UnitValidationError(ids[unit_at(str(exc), starts)], f"CoNLL 2018 loader: {exc}") from None
+def _values_with_problem(values: pa.Array, problem: Callable[[str], str | None]) -> pa.Array:
+    """The distinct non-null values of ``values`` for which ``problem`` returns a message."""
+    distinct = pc.unique(values).drop_null().to_pylist()
+    return pa.array([v for v in distinct if problem(v)], values.type)
 
 
-def validate_units_table(units: pa.Table, batch: int = VALIDATION_BATCH) -> int:
+def invalid_units(units: pa.Table) -> np.ndarray:
+    """Per unit, whether ``conllu_units.check_invariants`` reports a SPEC §5 problem, computed
+    column-wise (SPEC §13: no Python loop over tokens).
+
+    The rules are those of :mod:`.conllu_units`, applied to every distinct value once instead of
+    to every token: UPOS and DEPREL in the published inventories; each distinct non-empty FEATS
+    through ``feats_problem``, each distinct form through ``field_problem`` and
+    ``punctuation_problem``, each distinct lemma through ``field_problem`` (a NULL lemma is
+    allowed, a NULL form is not); and the forms of a unit joined by single spaces equal to its
+    ``text``. A unit is invalid when any of its tokens or its text fails.
+
+    Args:
+        units: columns ``text`` and ``tokens`` (list<struct<id, form, lemma, upos, feats, head,
+            deprel>>) as :func:`fetch_units` returns them.
+
+    Returns:
+        A bool array, one entry per unit, in the order of ``units``.
+    """
+    tokens = _column(units, "tokens")
+    flat = tokens.flatten()
+    f = {flat.type.field(i).name: col for i, col in enumerate(flat.flatten())}
+
+    def among(values: pa.Array, value_set: pa.Array) -> pa.Array:
+        return pc.fill_null(pc.is_in(values, value_set=value_set), False)
+
+    bad = pc.invert(among(f["upos"], pa.array(sorted(UPOS_INVENTORY), f["upos"].type)))
+    bad = pc.or_(bad, pc.invert(among(f["deprel"], pa.array(sorted(DEPREL_INVENTORY), f["deprel"].type))))
+    bad = pc.or_(bad, among(f["feats"], _values_with_problem(f["feats"], lambda v: v and feats_problem(v))))
+    bad = pc.or_(bad, pc.is_null(f["form"]))
+    bad = pc.or_(bad, among(f["form"], _values_with_problem(
+        f["form"], lambda v: field_problem("form", v) or punctuation_problem(v))))
+    bad = pc.or_(bad, among(f["lemma"], _values_with_problem(f["lemma"], lambda v: field_problem("lemma", v))))
+    invalid = np.zeros(units.num_rows, dtype=bool)
+    bad_tokens = np.flatnonzero(bad.to_numpy(zero_copy_only=False))
+    if len(bad_tokens):
+        invalid[pc.list_parent_indices(tokens).to_numpy()[bad_tokens]] = True
+    # A NULL form makes the join NULL; that unit is already invalid. A NULL token list joins as ''.
+    joined = pc.fill_null(pc.binary_join(_list(_offsets(tokens), f["form"]), " "), "")
+    invalid |= ~pc.fill_null(pc.equal(joined, _column(units, "text")), False).to_numpy(zero_copy_only=False)
+    return invalid
+
+
+def _invariant_error(units: pa.Table, i: int) -> UnitValidationError:
+    """The error of unit ``i``, which :func:`invalid_units` found invalid: check_invariants' message."""
+    unit = units.slice(i, 1)
+    unit_id = _column(unit, "row_id")[0].as_py()
+    problem = check_invariants([_token_dicts(_column(unit, "tokens"))], _column(unit, "text")[0].as_py())
+    if problem is None:  # the column-wise rules and check_invariants disagree: a bug, never a pass
+        raise RuntimeError(f"published unit {unit_id}: writer.invalid_units rejects it but "
+                           "conllu_units.check_invariants accepts it")
+    return UnitValidationError(unit_id, problem)
+
+
+class UnitValidation:
+    """The SPEC §10 validation of published units, with the CoNLL 2018 loader in worker processes
+    (SPEC §13).
+
+    Creating it starts the worker processes (forked now, while the exporter is still small:
+    a worker forked later would share, and be counted with, the memory of the units).
+    :meth:`submit` renders every unit (:func:`render_units`) and hands the loader
+    (``conllu_units.loader_problem``) one document per ``batch`` units, so the loader (pure Python,
+    the largest cost of an export) runs on every core while this process writes the Parquet files.
+    :meth:`result` then checks the SPEC §5 invariants column-wise (:func:`invalid_units`) and
+    collects the loader's verdicts. Either failure names the unit, and the first failing unit wins
+    as when the batches are checked one after the other: per batch in order, an invariant failure
+    before a loader failure. Use as a context manager (the workers are stopped on exit).
+
+    Args:
+        batch: units per loader document (bounds a worker's memory).
+        workers: loader processes (default ``os.cpu_count()``); with 1, or a single batch, the
+            loader runs in this process when :meth:`result` is called.
+    """
+
+    def __init__(self, batch: int = VALIDATION_BATCH, workers: int | None = None):
+        self.batch = batch
+        self.workers = workers or os.cpu_count() or 1
+        self.units: pa.Table | None = None
+        self._pool: ProcessPoolExecutor | None = None
+        self._futures: list = []
+        self._tasks: list[tuple[str, list[int]]] = []
+        if self.workers > 1:
+            methods = multiprocessing.get_all_start_methods()
+            context = multiprocessing.get_context("fork" if "fork" in methods else None)
+            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=context,
+                                             initializer=_exit_with_parent, initargs=(os.getpid(),))
+            self._pool.submit(int).result()  # forks every worker now
+
+    def submit(self, units: pa.Table) -> UnitValidation:
+        """Render ``units`` (columns ``row_id``, ``text``, ``tokens`` as :func:`fetch_units` returns
+        them) and start the loader on them; returns self."""
+        self.units = units
+        n = units.num_rows
+        self.bounds = [(start, min(start + self.batch, n)) for start in range(0, n, self.batch)]
+        rendered = render_units(_column(units, "tokens")) if n else pa.array([], pa.string())
+        # line ends so far, per unit: a unit starts one line after its predecessors' line ends
+        newlines = np.cumsum(pc.count_substring(rendered, "\n").to_numpy(zero_copy_only=False), dtype=np.int64)
+        tasks = []
+        for start, stop in self.bounds:
+            before = newlines[start - 1] if start else 0
+            starts = np.concatenate([[before], newlines[start:stop - 1]]) - before + 1
+            tasks.append(("".join(rendered.slice(start, stop - start).to_pylist()), starts.tolist()))
+        if self._pool is not None and len(tasks) > 1:
+            self._futures = [self._pool.submit(loader_problem, doc, starts) for doc, starts in tasks]
+        else:
+            self._tasks = tasks
+        return self
+
+    def result(self) -> int:
+        """Wait for the validation of the submitted units; returns how many.
+
+        Raises:
+            UnitValidationError: naming the first unit that fails (an invariant broken, or a
+                loader error traced back to its unit by line number).
+        """
+        units = self.units
+        invalid = np.flatnonzero(invalid_units(units)) if units.num_rows else []
+        first_invalid = int(invalid[0]) if len(invalid) else None
+        for k, (start, stop) in enumerate(self.bounds):
+            if first_invalid is not None and first_invalid < stop:
+                raise _invariant_error(units, first_invalid)
+            failed = self._futures[k].result() if self._futures else loader_problem(*self._tasks[k])
+            if failed is not None:
+                raise UnitValidationError(_column(units, "row_id")[start + failed[0]].as_py(), failed[1])
+        return units.num_rows
+
+    def close(self) -> None:
+        """Stop the worker processes (cancelling what has not started)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    def __enter__(self) -> UnitValidation:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def _exit_with_parent(parent: int) -> None:
+    """Loader-worker initializer: end the worker when the exporter is gone (killed outright, it
+    cannot shut its pool down; an orphaned worker would wait for work forever)."""
+    import threading
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.2)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def validate_units_table(units: pa.Table, batch: int = VALIDATION_BATCH, workers: int | None = None) -> int:
     """Validate every unit of ``units`` (SPEC §10); returns how many.
 
-    Each unit goes through ``conllu_units.check_invariants`` (SPEC §5 invariants, against its
-    ``text``), is rendered (:func:`render_units`) and the rendered documents are re-parsed, ``batch``
-    units at a time, with the CoNLL 2018 shared-task loader ``udtools.udeval.load_conllu`` (ten
-    columns, integer ids from 1, heads in range, exactly one root, no cycles, sentence termination).
+    Each unit goes through the SPEC §5 invariants of ``conllu_units.check_invariants`` (against its
+    ``text``; column-wise, :func:`invalid_units`), is rendered (:func:`render_units`) and the
+    rendered documents are re-parsed, ``batch`` units at a time and in ``workers`` processes, with
+    the CoNLL 2018 shared-task loader ``udtools.udeval.load_conllu`` (ten columns, integer ids from
+    1, heads in range, exactly one root, no cycles, sentence termination). See
+    :class:`UnitValidation`, which :func:`export` runs while it writes.
 
     Args:
         units: columns ``row_id``, ``text`` and ``tokens`` as :func:`fetch_units` returns them.
@@ -306,22 +454,8 @@ def validate_units_table(units: pa.Table, batch: int = VALIDATION_BATCH) -> int:
         UnitValidationError: naming the first unit that fails (a loader error is traced back to
             its unit by line number).
     """
-    n = units.num_rows
-    # The per-batch token dicts and the loader's word objects (which form reference cycles) are
-    # many small objects: automatic cyclic GC passes over them would cost about as much as the
-    # checks themselves, so collection is paused within a batch and run once after it.
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    gc.freeze()  # the objects alive now are not the batches' garbage: leave them out of the passes
-    try:
-        for start in range(0, n, batch):
-            _validate_batch(units.slice(start, batch))
-            gc.collect()
-    finally:
-        gc.unfreeze()
-        if gc_was_enabled:
-            gc.enable()
-    return n
+    with UnitValidation(batch, workers if len(units) > batch else 1) as validation:
+        return validation.submit(units).result()
 
 
 def validate_published_units(con: duckdb.DuckDBPyConnection, units: pa.Table | None = None) -> int:
@@ -373,25 +507,36 @@ def export(settings: config.Settings | None = None, *, full: bool = False) -> di
         if state.up_to_date(out, warehouse_fp):
             return {**state.doc["report"], "out": str(out), "reuse": {"up_to_date": True, "units_cached": 0, "files_reused": 0,
                                                      "files_written": 0}, "timings": timings}
-        t0 = time.perf_counter()
-        units = fetch_units(con)
-        timings["fetch units"] = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        hashes = unit_hashes(units)
-        todo = state.unvalidated(hashes)
-        n_units = validate_units_table(units.filter(pa.array(todo)) if not all(todo) else units)
-        timings["validation"] = time.perf_counter() - t0
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = out.with_name(f"{out.name}.building-{os.getpid()}")
-        with build_lock(out):  # a second concurrent export fails fast naming the holder
-            remove_stale_builds(out)  # folders left by killed exports
-            tmp.mkdir()
+        validated = {"n": 0, "wait": 0.0}
+        with UnitValidation() as validation:  # its workers start before the units are read
             t0 = time.perf_counter()
-            summary, files = _write_all(con, units, tmp, out, state, hashes)
-            timings["writing"] = time.perf_counter() - t0
-            report = {"configs": summary, "units_validated": units.num_rows, "out": str(out)}
-            reused = sum(1 for f in files.values() if f["reused"])
-            state.save(out, warehouse_fp, hashes, files, report)
+            units = fetch_units(con)
+            timings["fetch units"] = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            hashes = unit_hashes(units)
+            todo = state.unvalidated(hashes)
+            validation.submit(units.filter(pa.array(todo)) if not all(todo) else units)
+            started = time.perf_counter() - t0
+
+            def finish_validation() -> None:  # after writing, before the swap
+                t = time.perf_counter()
+                validated["n"] = validation.result()
+                validated["wait"] = time.perf_counter() - t
+
+            out.parent.mkdir(parents=True, exist_ok=True)
+            tmp = out.with_name(f"{out.name}.building-{os.getpid()}")
+            with build_lock(out):  # a second concurrent export fails fast naming the holder
+                remove_stale_builds(out)  # folders left by killed exports
+                tmp.mkdir()
+                t0 = time.perf_counter()
+                summary, files = _write_all(con, units, tmp, out, state, hashes, before_swap=finish_validation)
+                # validation: hashing, rendering and the wait for the loader after the writing
+                timings["validation"] = started + validated["wait"]
+                timings["writing"] = time.perf_counter() - t0 - validated["wait"]
+                report = {"configs": summary, "units_validated": units.num_rows, "out": str(out)}
+                reused = sum(1 for f in files.values() if f["reused"])
+                state.save(out, warehouse_fp, hashes, files, report)
+        n_units = validated["n"]
     finally:
         con.close()
     return {**report, "reuse": {"up_to_date": False, "units_cached": units.num_rows - n_units,
@@ -399,12 +544,20 @@ def export(settings: config.Settings | None = None, *, full: bool = False) -> di
             "timings": timings}
 
 
+#: Threads writing configuration splits at once (DuckDB and pyarrow release the GIL while they
+#: query, gather and encode; each file is written by one thread, so its bytes do not depend on this).
+WRITER_THREADS = 2
+
+
 def _write_all(con: duckdb.DuckDBPyConnection, units, tmp: Path, out: Path, state: ExportState | None = None,
-               hashes: pa.Array | None = None) -> tuple[dict, dict]:
+               hashes: pa.Array | None = None, before_swap: Callable[[], None] | None = None) -> tuple[dict, dict]:
     """Write every configuration, the metadata and the card into ``tmp``, then swap it into ``out``.
 
     A configuration split whose fingerprint (:meth:`ExportState.file_fingerprints`) matches the
-    previous export's is hard-linked from ``out`` instead of written.
+    previous export's is hard-linked from ``out`` instead of written. The others are written by
+    :data:`WRITER_THREADS` threads (each with its own DuckDB cursor), the training splits first
+    (the largest files). ``before_swap`` (e.g. waiting for the validation) runs after everything
+    is written and before the swap; if it raises, nothing is swapped.
 
     Returns ({config: {split: {"rows": n, "authors": m}}}, {relative path: file record}). ``tmp`` is
     removed in any case.
@@ -414,26 +567,44 @@ def _write_all(con: duckdb.DuckDBPyConnection, units, tmp: Path, out: Path, stat
     state = state or ExportState({})
     fps = state.file_fingerprints(con, units, unit_hashes(units) if hashes is None else hashes)
     files: dict[str, dict] = {}
+
+    def rel_of(cfg: str, split: str) -> str:
+        return f"data/{cfg}/{split}-00000-of-00001.parquet"
+
+    def write(key: tuple[str, str]) -> dict:
+        cur = con.cursor()
+        try:
+            n, authors = write_config(cur, units, *key, tmp / rel_of(*key))
+        finally:
+            cur.close()
+        return {"rows": n, "authors": authors}
+
     try:
+        reused = {key: state.reusable(out, rel_of(*key), fps[key]) for key in fps}
+        todo = sorted((key for key, old in reused.items() if old is None), key=lambda key: key[1] != "train")
+        for key in todo:
+            (tmp / rel_of(*key)).parent.mkdir(parents=True, exist_ok=True)
+        with ThreadPoolExecutor(max_workers=WRITER_THREADS) as pool:
+            written = dict(zip(todo, pool.map(write, todo)))
         summary: dict[str, dict[str, dict]] = {}
         for cfg in CONFIGS:
             summary[cfg] = {}
             for split in SPLITS:
-                rel = f"data/{cfg}/{split}-00000-of-00001.parquet"
-                old = state.reusable(out, rel, fps[(cfg, split)])
+                rel, old = rel_of(cfg, split), reused[(cfg, split)]
                 if old is not None:
                     (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
                     _link_or_copy(out / rel, tmp / rel)
                     summary[cfg][split] = old["summary"]
                 else:
-                    n, authors = write_config(con, units, cfg, split, tmp / rel)
-                    summary[cfg][split] = {"rows": n, "authors": authors}
+                    summary[cfg][split] = written[(cfg, split)]
                 files[rel] = {"fingerprint": fps[(cfg, split)], "summary": summary[cfg][split],
                               "reused": old is not None}
         del units
         (tmp / "metadata").mkdir()
         metadata.write_all(con, tmp, summary)
         card.write_card(tmp)  # rendered from the files just written (export/card.py)
+        if before_swap is not None:
+            before_swap()
         replace_dir(tmp, out)
         return summary, files
     finally:

@@ -107,21 +107,23 @@ def _map_array(dicts: list[dict | None]) -> pa.Array:
 
 
 def _xml_token_arrays(words: XmlWords) -> dict[str, pa.Array]:
-    """Token columns of an XML file as Arrow, straight from the attribute items.
+    """Token columns of an XML file as Arrow, straight from the flat attribute lists.
 
-    ``attrs`` is converted in one call; each attribute column (``form`` ← ``@form``, ``xpos`` ←
-    ``@postag``...) is then gathered from the map's flat keys/values with vectorized kernels
-    (a word without the attribute gets NULL), instead of a Python lookup per word.
+    ``attrs`` is a map array over the flat names and values (offsets from the per-word counts);
+    each attribute column (``form`` ← ``@form``, ``xpos`` ← ``@postag``...) is then gathered from
+    the flat arrays with vectorized kernels (a word without the attribute gets NULL), instead of a
+    Python lookup per word.
     """
-    n = len(words.items)
-    attrs = pa.array(words.items, _MAP)
+    n = len(words.n_attrs)
+    offsets = np.zeros(n + 1, dtype=np.int32)
+    np.cumsum(np.asarray(words.n_attrs, dtype=np.int32), out=offsets[1:])
+    keys, values = pa.array(words.keys, pa.string()), pa.array(words.values, pa.string())
+    attrs = pa.MapArray.from_arrays(pa.array(offsets), keys, values)
     cols: dict[str, pa.Array] = {
         "sentence_pos": pa.array(words.sentence_pos, pa.int32()),
         "token_pos": pa.array(words.token_pos, pa.int32()),
         "line": pa.array(words.line, pa.int32()),
     }
-    keys, values = attrs.keys, attrs.items
-    offsets = attrs.offsets.to_numpy()
     owner = np.repeat(np.arange(n, dtype=np.int64), np.diff(offsets))  # entry → word index
     for col, attr in XmlWords.ATTRIBUTE_COLUMNS:
         hits = np.flatnonzero(pc.equal(keys, attr).to_numpy(zero_copy_only=False))

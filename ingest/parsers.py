@@ -14,9 +14,9 @@ Row shapes (lists are parallel, one entry per row):
   ``attrs`` (dict of XML attributes, verbatim, in document order; None for CoNLL-U).
 * rejects: ``line``, ``sentence_pos``, ``upstream_sentence_id``, ``reason``.
 
-For XML files the token columns are materialized lazily: the parser keeps each word's attribute
-items (:class:`XmlWords`) and ``ParsedFile.tokens`` builds the lists above on first access, while
-:func:`sphragis.ingest.load.to_arrow` converts the items to Arrow directly (SPEC §13: the ingest
+For XML files the token columns are materialized lazily: the parser keeps the words' attribute
+names and values in flat lists (:class:`XmlWords`) and ``ParsedFile.tokens`` builds the lists above
+on first access, while :func:`sphragis.ingest.load.to_arrow` turns the flat lists into Arrow directly (SPEC §13: the ingest
 runs close to the raw parse floor).
 """
 
@@ -48,18 +48,23 @@ _CONLLU_ID = re.compile(r"^(?:[1-9]\d*|[1-9]\d*-[1-9]\d*|\d+\.[1-9]\d*)$", re.AS
 class XmlWords:
     """The ``word`` elements of one XML file as parsed, before column materialization.
 
-    Attributes (parallel lists, one entry per word in document order):
+    Attributes (``sentence_pos``, ``token_pos``, ``line``, ``n_attrs``: parallel lists, one entry
+    per word in document order; ``keys``, ``values``: one entry per attribute):
         sentence_pos: 1-based position of the word's sentence in the file.
         token_pos: 1-based position of the word in its sentence.
         line: source line of the ``word`` start tag.
-        items: the word's attributes as ``(name, value)`` pairs, verbatim, in document order
-            (XML forbids repeated attribute names, so names are unique per word).
+        n_attrs: how many attributes the word has.
+        keys, values: every word's attribute names and values, verbatim, word after word and in
+            document order within a word (XML forbids repeated attribute names, so names are
+            unique per word); flat, so they become Arrow arrays without a Python loop.
     """
 
     sentence_pos: list[int] = field(default_factory=list)
     token_pos: list[int] = field(default_factory=list)
     line: list[int] = field(default_factory=list)
-    items: list[list[tuple[str, str]]] = field(default_factory=list)
+    n_attrs: list[int] = field(default_factory=list)
+    keys: list[str] = field(default_factory=list)
+    values: list[str] = field(default_factory=list)
 
     #: token column → XML attribute it copies (the rest of the CoNLL-U columns are None for XML).
     ATTRIBUTE_COLUMNS = (("id", "id"), ("form", "form"), ("lemma", "lemma"), ("xpos", "postag"),
@@ -67,7 +72,10 @@ class XmlWords:
 
     def columns(self) -> dict[str, list]:
         """The token columns of the module docstring (``attrs`` as dicts)."""
-        dicts = [dict(i) for i in self.items]
+        dicts, end = [], 0
+        for n in self.n_attrs:
+            start, end = end, end + n
+            dicts.append(dict(zip(self.keys[start:end], self.values[start:end])))
         cols: dict[str, list] = {"sentence_pos": self.sentence_pos, "token_pos": self.token_pos, "line": self.line}
         for col, attr in self.ATTRIBUTE_COLUMNS:
             cols[col] = [d.get(attr) for d in dicts]
@@ -134,6 +142,10 @@ def _localname(tag) -> str:
     return etree.QName(tag).localname if isinstance(tag, str) else ""
 
 
+#: lxml tag filter for a ``word`` element in any namespace or none (the same as :func:`_is_word`).
+_WORD_TAG = "{*}word"
+
+
 def _is_word(tag) -> bool:
     """True for a ``word`` element tag, namespaced or not (comments and PIs have non-str tags)."""
     return tag == "word" or (tag.__class__ is str and tag.endswith("}word"))
@@ -149,8 +161,9 @@ def parse_agdt_xml(path: Path) -> ParsedFile:
     (``postag`` → ``xpos``, ``relation`` → ``deprel``).
 
     Only ``sentence`` end events reach Python (lxml filters the rest in C); the sentence's
-    ``word`` children are read once each, their attributes with one ``items()`` call (SPEC §13:
-    the parse runs close to a bare ``iterparse``). The preamble (element children of the root
+    ``word`` children are picked by lxml too (``iterchildren`` with a tag filter) and read once
+    each, their attribute names and values into two flat lists (SPEC §13: the parse runs close to
+    a bare ``iterparse``; no tuple per attribute, no dict per word). The preamble (element children of the root
     other than sentences: ``header``, ``annotator``, AGDT's ``body`` shell...) is serialized in
     document order; comments and processing instructions at root level are not kept.
 
@@ -169,8 +182,9 @@ def parse_agdt_xml(path: Path) -> ParsedFile:
     s_cols = pf.sentences
     tostring = etree.tostring
     words = pf.xml_words = XmlWords()
-    w_sentence_pos, w_token_pos, w_attrs = words.sentence_pos, words.token_pos, words.items
-    line_append, attrs_append = words.line.append, w_attrs.append
+    w_sentence_pos, w_token_pos = words.sentence_pos, words.token_pos
+    line_append, n_attrs_append = words.line.append, words.n_attrs.append
+    keys_extend, values_extend = words.keys.extend, words.values.extend
     pos = 0
     root = None  # found from the first sentence (``iterparse.root`` is only set at the end)
     it = etree.iterparse(
@@ -180,15 +194,17 @@ def parse_agdt_xml(path: Path) -> ParsedFile:
     try:
         for _event, el in it:
             pos += 1
-            extra: list[str] = []
-            first = len(w_attrs)
-            for child in el:
-                if _is_word(child.tag):
-                    line_append(child.sourceline)
-                    attrs_append(child.items())
-                else:
-                    extra.append(tostring(child, encoding="unicode", with_tail=False))
-            n = len(w_attrs) - first
+            n = 0
+            for child in el.iterchildren(_WORD_TAG):
+                line_append(child.sourceline)
+                keys = child.keys()
+                keys_extend(keys)
+                values_extend(child.values())  # same order as keys() (one attribute list)
+                n_attrs_append(len(keys))
+                n += 1
+            # other children (elements, comments, PIs), in document order, only when there are any
+            extra = [tostring(child, encoding="unicode", with_tail=False)
+                     for child in el if not _is_word(child.tag)] if len(el) != n else []
             w_sentence_pos.extend([pos] * n)
             w_token_pos.extend(range(1, n + 1))
             a = el.attrib

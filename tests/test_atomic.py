@@ -278,7 +278,7 @@ def test_export_failing_validation_leaves_previous_export_untouched(previous_exp
         raise UnitValidationError("agdt:tlg0003.tlg001.perseus-grc1.1.tb.xml:2", "token 3: UPOS 'PUNCT' not in the "
                                   "published inventory (injected)")
 
-    monkeypatch.setattr(writer, "validate_units_table", invalid)
+    monkeypatch.setattr(writer.UnitValidation, "result", invalid)  # after the files are written
     with pytest.raises(UnitValidationError, match="published unit agdt:tlg0003"):
         writer.export(settings)
     assert _tree_digest(settings.out) == before

@@ -167,6 +167,63 @@ def test_invariant_violations_name_the_unit(field, value, message):
     assert exc.value.unit_id == "unit-7" and message in exc.value.problem and "token 2" in exc.value.problem
 
 
+#: One broken (or, for the lemma and the hyphenated compound, still valid) value per rule of
+#: check_invariants: (field, value). A form change is followed by the text unless ``text`` is broken.
+BREAKS = [
+    ("upos", "PUNCT"), ("upos", None), ("deprel", "nsubj:pass"), ("deprel", None),
+    ("feats", "Voice=Act|Case=Nom"), ("feats", "Foo=Bar"), ("feats", "Case=Nom|Case=Acc"), ("feats", ""),
+    ("form", "Λόγος"), ("form", unicodedata.normalize("NFD", "λόγος")), ("form", "·"), ("form", "λό γος"),
+    ("form", " λόγος"), ("form", ""), ("form", None), ("form", "καὶ"), ("form", "ab"), ("form", "λόγ’"),
+    ("form", "’"), ("form", "\u0301α"), ("form", "κατά-ἕζομαι"),
+    ("lemma", None), ("lemma", "κατά-ἕζομαι"), ("lemma", "α--β"), ("lemma", "-α"), ("lemma", "Α"), ("lemma", ""),
+    ("text", "x"), ("text", None),
+]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(trees(max_size=6), min_size=1, max_size=5),
+       st.lists(st.tuples(st.integers(0, 10), st.integers(0, 10), st.sampled_from(BREAKS)), max_size=3))
+def test_column_wise_invariants_agree_with_check_invariants(units, breaks):
+    """The exporter checks the §5 rules on distinct values (``writer.invalid_units``); it must flag
+    exactly the units check_invariants rejects, and report check_invariants' own message."""
+    texts = [text_of(tokens) for tokens in units]
+    for u, k, (field, value) in breaks:
+        u %= len(units)
+        if field == "text":
+            texts[u] = value if value is None else texts[u] + value
+            continue
+        units[u][k % len(units[u])][field] = value
+        if field == "form":
+            texts[u] = " ".join(t["form"] or "" for t in units[u])
+    triples = [(f"u{i}", [tokens], text) for i, (tokens, text) in enumerate(zip(units, texts))]
+    expected = [check_invariants(unit, text) for _uid, unit, text in triples]
+    assert writer.invalid_units(_units_table(triples)).tolist() == [p is not None for p in expected]
+    first = next(((uid, p) for (uid, _u, _t), p in zip(triples, expected) if p), None)
+    if first is None:
+        assert writer.validate_units_table(_units_table(triples)) == len(triples)
+    else:
+        with pytest.raises(UnitValidationError) as exc:
+            writer.validate_units_table(_units_table(triples))
+        assert (exc.value.unit_id, exc.value.problem) == first
+
+
+def test_loader_in_worker_processes_names_the_first_failing_unit():
+    """Three batches of one unit, loaded by two worker processes: per batch in order, an invariant
+    failure before a loader failure, as if the batches were checked one after the other."""
+    ok = [{"id": 1, "form": "ναί", "lemma": "ναί", "upos": "ADV", "feats": None, "head": 0, "deprel": "root"}]
+    two_roots = [dict(ok[0]), dict(ok[0], id=2)]
+    upper = [dict(ok[0], form="Ναί")]
+    table = _units_table([("ok", [ok], "ναί"), ("roots", [two_roots], "ναί ναί"), ("upper", [upper], "Ναί")])
+    with pytest.raises(UnitValidationError) as exc:
+        writer.validate_units_table(table, batch=1, workers=2)
+    assert exc.value.unit_id == "roots" and "multiple roots" in exc.value.problem
+    table = _units_table([("ok", [ok], "ναί"), ("upper", [upper], "Ναί"), ("roots", [two_roots], "ναί ναί")])
+    with pytest.raises(UnitValidationError) as exc:
+        writer.validate_units_table(table, batch=1, workers=2)
+    assert exc.value.unit_id == "upper" and "is not lowercase" in exc.value.problem
+    assert writer.validate_units_table(_units_table([("ok", [ok], "ναί")] * 3), batch=1, workers=2) == 3
+
+
 def _units_table(triples) -> pa.Table:
     """The exporter's unit table (``row_id``, ``text``, ``tokens``) for (id, [tokens], text) triples."""
     return pa.table({"row_id": [uid for uid, _u, _t in triples], "text": [t for _u, _x, t in triples],
