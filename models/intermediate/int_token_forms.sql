@@ -64,17 +64,18 @@ trimmed as (
 edited as (
     select
         t.*,
-        {{ remove_editorial_marks('t.form_trimmed', 'e.marks') }} as form_edited
+        -- sqlfluff's duckdb dialect does not parse DuckDB's `lambda x: ...` (the macros' lambdas)
+        {{ remove_editorial_marks('t.form_trimmed', 'e.marks') }} as form_edited  -- noqa: PRS, LT02
     from trimmed as t
-    cross join editorial_marks as e
+    cross join editorial_marks as e  -- noqa: AL05
 ),
 
 greek_letters as (
     select
         e.*,
-        {{ map_lookalikes('e.form_edited', 'p.pairs') }} as form_greek
+        {{ map_lookalikes('e.form_edited', 'p.pairs') }} as form_greek  -- noqa: PRS, LT02
     from edited as e
-    cross join lookalike_pairs as p
+    cross join lookalike_pairs as p  -- noqa: AL05
 ),
 
 initial_apostrophe as (
@@ -109,7 +110,12 @@ psili_elided as (
                 then left(i.form_nfc0, -1) || p.base || chr(8217)
             else i.form_nfc0
         end as form_psili
-    from (select *, nfc_normalize(form_initial) as form_nfc0 from initial_apostrophe) as i
+    from (
+        select
+            *,
+            nfc_normalize(form_initial) as form_nfc0
+        from initial_apostrophe
+    ) as i
     left join psili_letters as p on right(i.form_nfc0, 1) = chr(('0x' || substr(p.codepoint, 3))::integer)
 ),
 
@@ -139,7 +145,12 @@ lowered as (
     select
         *,
         grave_to_acute(form_lower) as form
-    from (select *, nfc_normalize(lower_grc(form_clean)) as form_lower from cleaned)
+    from (
+        select
+            *,
+            nfc_normalize(lower_grc(form_clean)) as form_lower
+        from cleaned
+    ) as c
 ),
 
 lettered as (

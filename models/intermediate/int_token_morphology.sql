@@ -408,7 +408,7 @@ lemmas_clean as (
             source_lemma,
             trim(
                 regexp_replace(
-                    {{ keep_greek("regexp_replace(" ~ map_lookalikes('lemma_stripped', 'pairs') ~ ", '[\\x{0027}\\x{02BC}\\x{1FBD}\\x{1FBF}]', chr(8217), 'g')", '\\-') }},
+                    {{ keep_greek("regexp_replace(" ~ map_lookalikes('lemma_stripped', 'pairs') ~ ", '[\\x{0027}\\x{02BC}\\x{1FBD}\\x{1FBF}]', chr(8217), 'g')", '\\-') }},  -- noqa: PRS
                     '-+', '-', 'g'
                 ),
                 '-'

@@ -28,15 +28,15 @@ tokens as (
 
 unnested as (
     select
-        sentence_uid,
-        t.id as i,
-        t.form,
-        t.lemma,
-        t.upos,
-        t.feats,
-        t.head,
-        t.deprel
-    from tokens
+        tok.sentence_uid,
+        tok.t.id as i,
+        tok.t.form,
+        tok.t.lemma,
+        tok.t.upos,
+        tok.t.feats,
+        tok.t.head,
+        tok.t.deprel
+    from tokens as tok
 ),
 
 feats_maps as (

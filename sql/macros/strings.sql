@@ -3,8 +3,7 @@
 
 {%- macro seed_lookalike_pairs() -%}
 {#- the seed latin_lookalikes as one list of structs (select it in a CTE named lookalike_pairs) -#}
-select list(struct_pack(latin := latin, greek := greek, greek_word_final := greek_word_final)) as pairs
-from {{ ref('latin_lookalikes') }}
+select list(struct_pack(latin := latin, greek := greek, greek_word_final := greek_word_final)) as pairs from {{ ref('latin_lookalikes') }}
 {%- endmacro %}
 
 {%- macro seed_editorial_marks() -%}
