@@ -18,4 +18,4 @@ select
     count(*) over (partition by author) >= 2 as in_annotator_variation,
     count(*) over (partition by project) >= 3 as in_authorial_variation
 from cells
-order by author asc, n_tokens desc
+order by author asc, n_tokens desc, project asc

@@ -9,4 +9,4 @@ select
     n_projects_multi_author as n_projects
 from mart_variation
 where kind = 'deprel' and verdict = 'convention'
-order by scheme, annotator_variation_pp - authorial_variation_pp desc
+order by scheme asc, annotator_variation_pp - authorial_variation_pp desc, category asc
