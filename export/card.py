@@ -237,6 +237,13 @@ def write_card(out: Path) -> Path:
     return path
 
 
+def load_validators() -> None:
+    """Import the libraries :func:`validate_card` uses (importing ``datasets`` takes about a second
+    of CPU), so that the exporter can do it while its files are being written."""
+    from datasets.utils.metadata import MetadataConfigs  # noqa: F401
+    from huggingface_hub import DatasetCard  # noqa: F401
+
+
 def validate_card(text: str) -> list[str]:
     """Validate a dataset card's YAML header offline; return the problems (empty list: valid).
 

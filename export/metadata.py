@@ -10,6 +10,7 @@ from pathlib import Path
 import duckdb
 
 from sphragis import config
+from sphragis.benchmark import CONFIGS, SPLITS
 from sphragis.files import write_json, write_text_atomic
 from sphragis.queries import json_records as _records
 from sphragis.queries import query
@@ -90,6 +91,16 @@ def card_sections(con: duckdb.DuckDBPyConnection) -> dict:
         "license_rows": license_rows(con),
         "split_block": config.BUILD_VARS["min_author_rows"],
     }
+
+
+def config_summary(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, dict[str, int]]]:
+    """Rows and distinct authors of every configuration split, from ``mart_config_summary``:
+    {config: {split: {"rows": n, "authors": m}}} for every config of ``sphragis.benchmark.CONFIGS``
+    and split of ``SPLITS`` (0 and 0 for a split the mart has no row for). The exporter checks that
+    each file it writes has these counts."""
+    got = {(r["config"], r["split"]): {"rows": r["rows"], "authors": r["authors"]}
+           for r in _table(con, "mart_config_summary")}
+    return {cfg: {split: got.get((cfg, split), {"rows": 0, "authors": 0}) for split in SPLITS} for cfg in CONFIGS}
 
 
 def dataset_variants(con: duckdb.DuckDBPyConnection, summary: dict) -> dict:

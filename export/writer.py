@@ -141,7 +141,10 @@ def _offsets(lists: pa.ListArray) -> pa.Array:
 
 
 def _array(values: pa.Array | pa.ChunkedArray) -> pa.Array:
-    return values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+    """``values`` as one array; a single chunk is returned as it is (``combine_chunks`` would copy it)."""
+    if isinstance(values, pa.ChunkedArray):
+        return values.chunk(0) if values.num_chunks == 1 else values.combine_chunks()
+    return values
 
 
 def _column(table: pa.Table, name: str) -> pa.Array:
@@ -366,6 +369,8 @@ class UnitValidation:
         self._pool: ProcessPoolExecutor | None = None
         self._futures: list = []
         self._tasks: list[tuple[str, list[int]]] = []
+        self._checks: ThreadPoolExecutor | None = None
+        self._invalid = None
         if self.workers > 1:
             methods = multiprocessing.get_all_start_methods()
             context = multiprocessing.get_context("fork" if "fork" in methods else None)
@@ -375,22 +380,22 @@ class UnitValidation:
 
     def submit(self, units: pa.Table) -> UnitValidation:
         """Render ``units`` (columns ``row_id``, ``text``, ``tokens`` as :func:`fetch_units` returns
-        them) and start the loader on them; returns self."""
+        them) and start the loader on them, batch by batch (a worker starts on the first batch while
+        the next is rendered); then start the SPEC §5 checks (:func:`invalid_units`) in a thread of
+        this process. Returns self."""
         self.units = units
         n = units.num_rows
         self.bounds = [(start, min(start + self.batch, n)) for start in range(0, n, self.batch)]
-        rendered = render_units(_column(units, "tokens")) if n else pa.array([], pa.string())
-        # line ends so far, per unit: a unit starts one line after its predecessors' line ends
-        newlines = np.cumsum(pc.count_substring(rendered, "\n").to_numpy(zero_copy_only=False), dtype=np.int64)
-        tasks = []
+        tokens = _column(units, "tokens")
+        parallel = self._pool is not None and len(self.bounds) > 1
         for start, stop in self.bounds:
-            before = newlines[start - 1] if start else 0
-            starts = np.concatenate([[before], newlines[start:stop - 1]]) - before + 1
-            tasks.append(("".join(rendered.slice(start, stop - start).to_pylist()), starts.tolist()))
-        if self._pool is not None and len(tasks) > 1:
-            self._futures = [self._pool.submit(loader_problem, doc, starts) for doc, starts in tasks]
-        else:
-            self._tasks = tasks
+            task = _loader_task(render_units(tokens.slice(start, stop - start)))
+            if parallel:
+                self._futures.append(self._pool.submit(loader_problem, *task))
+            else:
+                self._tasks.append(task)
+        self._checks = ThreadPoolExecutor(max_workers=1)
+        self._invalid = self._checks.submit(invalid_units, units) if n else None
         return self
 
     def result(self) -> int:
@@ -401,7 +406,7 @@ class UnitValidation:
                 loader error traced back to its unit by line number).
         """
         units = self.units
-        invalid = np.flatnonzero(invalid_units(units)) if units.num_rows else []
+        invalid = np.flatnonzero(self._invalid.result()) if self._invalid is not None else []
         first_invalid = int(invalid[0]) if len(invalid) else None
         for k, (start, stop) in enumerate(self.bounds):
             if first_invalid is not None and first_invalid < stop:
@@ -412,16 +417,29 @@ class UnitValidation:
         return units.num_rows
 
     def close(self) -> None:
-        """Stop the worker processes (cancelling what has not started)."""
+        """Stop the worker processes (cancelling what has not started) and the checks' thread."""
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+        if self._checks is not None:
+            self._checks.shutdown(wait=True)
+            self._checks = None
 
     def __enter__(self) -> UnitValidation:
         return self
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _loader_task(rendered: pa.StringArray) -> tuple[str, list[int]]:
+    """The loader's arguments for a batch of rendered units: the units as one document and the
+    1-based line on which each unit starts (a unit starts one line after its predecessors end)."""
+    if not len(rendered):
+        return "", []
+    newlines = np.cumsum(pc.count_substring(rendered, "\n").to_numpy(zero_copy_only=False), dtype=np.int64)
+    starts = np.concatenate([[0], newlines[:-1]]) + 1
+    return pc.binary_join(_list(pa.array([0, len(rendered)], pa.int32()), rendered), "")[0].as_py(), starts.tolist()
 
 
 def _exit_with_parent(parent: int) -> None:
@@ -513,9 +531,13 @@ def export(settings: config.Settings | None = None, *, full: bool = False) -> di
             units = fetch_units(con)
             timings["fetch units"] = time.perf_counter() - t0
             t0 = time.perf_counter()
-            hashes = unit_hashes(units)
-            todo = state.unvalidated(hashes)
-            validation.submit(units.filter(pa.array(todo)) if not all(todo) else units)
+            if state.validated:  # units validated before (by content hash) are not validated again
+                hashes = unit_hashes(units)
+                todo = state.unvalidated(hashes)
+                validation.submit(units.filter(pa.array(todo)) if not all(todo) else units)
+            else:  # nothing cached (--full or a first export): the loader starts before the hashing
+                validation.submit(units)
+                hashes = unit_hashes(units)
             started = time.perf_counter() - t0
 
             def finish_validation() -> None:  # after writing, before the swap
@@ -556,52 +578,73 @@ def _write_all(con: duckdb.DuckDBPyConnection, units, tmp: Path, out: Path, stat
     A configuration split whose fingerprint (:meth:`ExportState.file_fingerprints`) matches the
     previous export's is hard-linked from ``out`` instead of written. The others are written by
     :data:`WRITER_THREADS` threads (each with its own DuckDB cursor), the training splits first
-    (the largest files). ``before_swap`` (e.g. waiting for the validation) runs after everything
-    is written and before the swap; if it raises, nothing is swapped.
+    (the largest files); the same threads write the metadata (its row and author counts come from
+    ``mart_config_summary`` and must equal the files' own) and, when no previous file can be reused,
+    compute the fingerprints meanwhile. The card is rendered last, from the files written.
+    ``before_swap`` (e.g. waiting for the validation) runs after everything is written and before
+    the swap; if it raises, nothing is swapped.
 
     Returns ({config: {split: {"rows": n, "authors": m}}}, {relative path: file record}). ``tmp`` is
     removed in any case.
+
+    Raises:
+        ExportError: a file's row or author count differs from ``mart_config_summary``.
     """
     from . import card, metadata
 
     state = state or ExportState({})
-    fps = state.file_fingerprints(con, units, unit_hashes(units) if hashes is None else hashes)
     files: dict[str, dict] = {}
+    keys = [(cfg, split) for cfg in CONFIGS for split in SPLITS]
 
     def rel_of(cfg: str, split: str) -> str:
         return f"data/{cfg}/{split}-00000-of-00001.parquet"
 
-    def write(key: tuple[str, str]) -> dict:
+    def on_cursor(fn: Callable, *args):  # a DuckDB connection is used by one thread at a time
         cur = con.cursor()
         try:
-            n, authors = write_config(cur, units, *key, tmp / rel_of(*key))
+            return fn(cur, *args)
         finally:
             cur.close()
+
+    def write(key: tuple[str, str]) -> dict:
+        n, authors = on_cursor(write_config, units, *key, tmp / rel_of(*key))
         return {"rows": n, "authors": authors}
 
+    def fingerprints() -> dict[tuple[str, str], str]:
+        return on_cursor(state.file_fingerprints, units, unit_hashes(units) if hashes is None else hashes)
+
     try:
-        reused = {key: state.reusable(out, rel_of(*key), fps[key]) for key in fps}
-        todo = sorted((key for key, old in reused.items() if old is None), key=lambda key: key[1] != "train")
-        for key in todo:
-            (tmp / rel_of(*key)).parent.mkdir(parents=True, exist_ok=True)
         with ThreadPoolExecutor(max_workers=WRITER_THREADS) as pool:
-            written = dict(zip(todo, pool.map(write, todo)))
+            if state.doc.get("files"):  # a previous export's files may be reused: fingerprints first
+                fps = fingerprints()
+                reused = {key: state.reusable(out, rel_of(*key), fps[key]) for key in keys}
+            else:
+                fps, reused = None, dict.fromkeys(keys)
+            todo = sorted((key for key, old in reused.items() if old is None), key=lambda key: key[1] != "train")
+            for key in keys:
+                (tmp / rel_of(*key)).parent.mkdir(parents=True, exist_ok=True)
+                if reused[key] is not None:
+                    _link_or_copy(out / rel_of(*key), tmp / rel_of(*key))
+            (tmp / "metadata").mkdir()
+            expected = on_cursor(metadata.config_summary)
+            jobs = {key: pool.submit(write, key) for key in todo if key[1] == "train"}
+            meta_job = pool.submit(on_cursor, metadata.write_all, tmp, expected)
+            card_job = pool.submit(card.load_validators)  # its imports, while the files are written
+            fps_job = pool.submit(fingerprints) if fps is None else None
+            jobs.update({key: pool.submit(write, key) for key in todo if key not in jobs})
+            written = {key: job.result() for key, job in jobs.items()}
+            meta_job.result()
+            card_job.result()
+            fps = fps_job.result() if fps_job is not None else fps
         summary: dict[str, dict[str, dict]] = {}
-        for cfg in CONFIGS:
-            summary[cfg] = {}
-            for split in SPLITS:
-                rel, old = rel_of(cfg, split), reused[(cfg, split)]
-                if old is not None:
-                    (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
-                    _link_or_copy(out / rel, tmp / rel)
-                    summary[cfg][split] = old["summary"]
-                else:
-                    summary[cfg][split] = written[(cfg, split)]
-                files[rel] = {"fingerprint": fps[(cfg, split)], "summary": summary[cfg][split],
-                              "reused": old is not None}
+        for cfg, split in keys:
+            rel, old = rel_of(cfg, split), reused[(cfg, split)]
+            got = old["summary"] if old is not None else written[(cfg, split)]
+            if got != expected[cfg][split]:
+                raise ExportError(f"{rel}: {got} written, mart_config_summary says {expected[cfg][split]}")
+            summary.setdefault(cfg, {})[split] = got
+            files[rel] = {"fingerprint": fps[(cfg, split)], "summary": got, "reused": old is not None}
         del units
-        (tmp / "metadata").mkdir()
-        metadata.write_all(con, tmp, summary)
         card.write_card(tmp)  # rendered from the files just written (export/card.py)
         if before_swap is not None:
             before_swap()
