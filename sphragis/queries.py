@@ -59,17 +59,24 @@ def records(con, sql: str, params: list | dict | None = None) -> list[dict]:
     return [dict(zip(names, row)) for row in cur.fetchall()]
 
 
+#: Types a JSON value keeps as it is (checked by exact type first: most values are strings and
+#: integers, and the metadata of an export holds about a million of them).
+_AS_IS = frozenset((str, int, bool, type(None)))
+
+
 def json_value(v):
     """A value of a DuckDB row as the export's JSON files hold it: DECIMAL → float, DOUBLE rounded
     to 6 decimals, lists and structs (dicts) converted element by element, the rest unchanged."""
+    if type(v) in _AS_IS:
+        return v
     if isinstance(v, Decimal):
         return float(v)
     if isinstance(v, float):
         return round(v, 6)
     if isinstance(v, list):
-        return [json_value(x) for x in v]
+        return [x if type(x) in _AS_IS else json_value(x) for x in v]
     if isinstance(v, dict):
-        return {k: json_value(x) for k, x in v.items()}
+        return {k: x if type(x) in _AS_IS else json_value(x) for k, x in v.items()}
     return v
 
 

@@ -314,6 +314,28 @@ def test_export_failing_while_writing_leaves_previous_export_untouched(previous_
     assert _beside(settings.out) == []
 
 
+def test_export_whose_counts_disagree_with_the_summary_mart_leaves_previous_export_untouched(previous_export,
+                                                                                             monkeypatch):
+    """The metadata's row and author counts come from mart_config_summary; a written file with other
+    counts fails the export, naming the file, before anything is swapped in."""
+    settings, before = previous_export
+    from sphragis.export import metadata, writer
+
+    real = metadata.config_summary
+
+    def off_by_one(con):
+        summary = real(con)
+        summary["sentence_1"]["train"] = {**summary["sentence_1"]["train"],
+                                          "rows": summary["sentence_1"]["train"]["rows"] + 1}
+        return summary
+
+    monkeypatch.setattr(metadata, "config_summary", off_by_one)
+    with pytest.raises(writer.ExportError, match=r"data/sentence_1/train-00000-of-00001\.parquet: \{'rows': \d+"):
+        writer.export(settings)
+    assert _tree_digest(settings.out) == before
+    assert _beside(settings.out) == []
+
+
 def test_killed_export_leaves_previous_export_untouched(previous_export, tmp_path):
     settings, before = previous_export
     marker = tmp_path / "held"

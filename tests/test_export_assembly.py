@@ -241,3 +241,23 @@ def test_an_empty_split_keeps_the_published_schema(con, units):
     empty = writer.assemble_rows(writer.config_rows(con, "sentence_5", "test"), units, writer.columns_of("sentence_5"))
     full = assembled(con, units, "sentence_5")
     assert empty.num_rows == 0 and empty.schema == full.schema
+
+
+def test_loader_task_is_the_rendered_units_with_their_first_lines(units):
+    """One loader document per batch: the units rendered one after the other, and the line each
+    starts on (A: 3 tokens + blank = lines 1-4, C: 2 tokens = 5-7, B: 1 token = 8-9)."""
+    doc, starts = writer._loader_task(writer.render_units(units.column("tokens")))
+    assert doc == render_conllu([A_TOKENS]) + render_conllu([C_TOKENS]) + render_conllu([B_TOKENS])
+    assert starts == [1, 5, 8]
+    # a batch that is a slice of the units starts counting at its own first line
+    doc, starts = writer._loader_task(writer.render_units(units.column("tokens").slice(1, 2)))
+    assert doc == render_conllu([C_TOKENS]) + render_conllu([B_TOKENS]) and starts == [1, 4]
+    assert writer._loader_task(writer.render_units(units.column("tokens").slice(0, 0))) == ("", [])
+
+
+def test_a_single_chunk_column_is_used_without_a_copy(units):
+    """assemble_rows reads the units' columns once per configuration split: a one-chunk column is
+    used as it is (ChunkedArray.combine_chunks copies even a single chunk)."""
+    tokens = units.column("tokens")
+    assert tokens.num_chunks == 1
+    assert writer._array(tokens).buffers()[1].address == tokens.chunk(0).buffers()[1].address
