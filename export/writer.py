@@ -348,11 +348,12 @@ class UnitValidation:
 
     Creating it starts the worker processes (forked now, while the exporter is still small:
     a worker forked later would share, and be counted with, the memory of the units).
-    :meth:`submit` renders every unit (:func:`render_units`) and hands the loader
-    (``conllu_units.loader_problem``) one document per ``batch`` units, so the loader (pure Python,
-    the largest cost of an export) runs on every core while this process writes the Parquet files.
-    :meth:`result` then checks the SPEC §5 invariants column-wise (:func:`invalid_units`) and
-    collects the loader's verdicts. Either failure names the unit, and the first failing unit wins
+    :meth:`submit` renders the units (:func:`render_units`) ``batch`` at a time and hands the loader
+    (``conllu_units.loader_problem``) each batch as one document as soon as it is rendered, so the
+    loader (pure Python, the largest cost of an export) runs on every core while this process
+    writes the Parquet files; the SPEC §5 invariants are checked column-wise
+    (:func:`invalid_units`) in a thread meanwhile. :meth:`result` collects both verdicts. Either
+    failure names the unit, and the first failing unit wins
     as when the batches are checked one after the other: per batch in order, an invariant failure
     before a loader failure. Use as a context manager (the workers are stopped on exit).
 
