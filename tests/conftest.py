@@ -68,13 +68,25 @@ def real_export(real_settings, real_build) -> Path:
     return real_settings.out
 
 
+def dev_warehouse_path() -> Path | None:
+    """The already built warehouse that ``SPHRAGIS_TEST_WAREHOUSE`` names (a development aid: the
+    real-data tests read it instead of building the session's ``real_warehouse``), or None when the
+    variable is unset. Skips the test when it names no file."""
+    given = os.environ.get("SPHRAGIS_TEST_WAREHOUSE")
+    if not given:
+        return None
+    if not Path(given).is_file():
+        pytest.skip(f"SPHRAGIS_TEST_WAREHOUSE={given} does not exist")
+    return Path(given)
+
+
 def dev_warehouse_tables(*tables: str) -> duckdb.DuckDBPyConnection | None:
     """An in-memory connection holding copies of ``tables`` of the warehouse named by
-    ``SPHRAGIS_TEST_WAREHOUSE`` (a development aid for the real-source model tests), or None when
-    that variable names no file. Copied, not viewed: the runner drops any same-named table it
-    finds, in any attached database. Skips the test when the file cannot be opened."""
-    path = Path(os.environ.get("SPHRAGIS_TEST_WAREHOUSE", "/nonexistent"))
-    if not path.is_file():
+    ``SPHRAGIS_TEST_WAREHOUSE`` (:func:`dev_warehouse_path`), or None when that variable is unset.
+    Copied, not viewed: the runner drops any same-named table it finds, in any attached database.
+    Skips the test when the file cannot be opened."""
+    path = dev_warehouse_path()
+    if path is None:
         return None
     con = duckdb.connect()
     try:

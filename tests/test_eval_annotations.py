@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import tarfile
 from pathlib import Path
 
@@ -23,6 +22,7 @@ import duckdb
 import pytest
 from udtools.udeval import load_conllu
 
+from conftest import dev_warehouse_path
 from sphragis import cli, config, runner
 from sphragis.evaluation import annotations, folds
 from sphragis.evaluation.drift import decompose
@@ -372,13 +372,11 @@ def test_eval_help_documents_the_names(capsys):
 def real_wh(request):
     """The real warehouse (session ``real_warehouse``), or the built warehouse that
     ``SPHRAGIS_TEST_WAREHOUSE`` names (development aid; opened read-only)."""
-    given = os.environ.get("SPHRAGIS_TEST_WAREHOUSE")
-    if not given:
+    given = dev_warehouse_path()
+    if given is None:
         yield request.getfixturevalue("real_warehouse")
         return
-    if not Path(given).is_file():
-        pytest.skip(f"SPHRAGIS_TEST_WAREHOUSE={given} does not exist")
-    con = duckdb.connect(given, read_only=True)
+    con = duckdb.connect(str(given), read_only=True)
     yield con
     con.close()
 

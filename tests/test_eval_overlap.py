@@ -13,7 +13,6 @@ Two layers of tests:
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import tarfile
 import unicodedata
@@ -22,6 +21,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from conftest import dev_warehouse_path
 from sphragis import config, runner
 from sphragis.evaluation import overlap
 from sphragis.ingest import load
@@ -303,12 +303,10 @@ def real_wh(request, tmp_path_factory):
     """The real warehouse: the session ``real_warehouse`` (full build from ../shared/sources,
     skipped when absent), or, when ``SPHRAGIS_TEST_WAREHOUSE`` names an already built warehouse
     (development aid), a copy of it with the overlap marts rebuilt from its raw tables."""
-    given = os.environ.get("SPHRAGIS_TEST_WAREHOUSE")
-    if not given:
+    given = dev_warehouse_path()
+    if given is None:
         yield request.getfixturevalue("real_warehouse")
         return
-    if not Path(given).is_file():
-        pytest.skip(f"SPHRAGIS_TEST_WAREHOUSE={given} does not exist")
     copy = tmp_path_factory.mktemp("real_overlap") / "wh.duckdb"
     shutil.copyfile(given, copy)
     con = duckdb.connect(str(copy))
