@@ -8,6 +8,7 @@ reason, when the mirror is absent.
 from __future__ import annotations
 
 import os
+import tarfile
 from pathlib import Path
 
 import duckdb
@@ -23,6 +24,18 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 def _require_sources() -> None:
     if not (SHARED_SOURCES / "MANIFEST.json").is_file():
         pytest.skip(f"../shared/sources absent ({SHARED_SOURCES}): integration tests need the pinned mirror")
+
+
+def pinned_source_file(snapshot: str, name_end: str) -> bytes:
+    """The bytes of the file whose name ends with ``name_end`` in the pinned archive of
+    ``snapshot`` (``<snapshot>@<commit>.tar.xz`` in ../shared/sources, e.g. ``ud-perseus``);
+    skips the test when the archive is absent."""
+    archives = sorted(SHARED_SOURCES.glob(f"{snapshot}@*.tar.xz"))
+    if not archives:
+        pytest.skip(f"real sources absent: no {snapshot}@*.tar.xz in {SHARED_SOURCES}")
+    with tarfile.open(archives[0]) as tar:
+        member = next(m for m in tar.getmembers() if m.name.endswith(name_end))
+        return tar.extractfile(member).read()
 
 
 @pytest.fixture(scope="session")
