@@ -1,14 +1,21 @@
--- Per (treebank_source, license): published rows of the sentence-level configurations (the rows of
--- mart_split_rows) with a source record under that license; a row_id published on both tracks
--- counts once (LICENSES.md, dataset card).
+-- Per (treebank_source, license): published rows of the sentence-level (chunk_target_size 1)
+-- configurations of the benchmark_configs seed with a source record under that license; a row_id
+-- published on both tracks counts once (LICENSES.md, dataset card).
 with
+
+published as (
+    select distinct b.id as row_id
+    from mart_benchmark_rows as b
+    inner join benchmark_configs as c on b.config = c.config
+    where c.chunk_target_size = '1'
+),
 
 records as (
     select
         e.row_id,
         unnest(e.source_records) as r
     from int_eligible_sentences as e
-    semi join mart_split_rows as p on e.row_id = p.row_id
+    inner join published as p on e.row_id = p.row_id
 )
 
 select
