@@ -466,12 +466,11 @@ def _rerender_card(out: Path) -> str:
     if not (out / "metadata" / "build_report.json").is_file():
         return f"no build report in {out}: dataset card not re-rendered"
     return f"dataset card {card.write_card(out)} re-rendered with the leaderboard"
-    return 0
 
 
 def register(subparsers) -> None:
     """Add ``sphragis audit`` to the CLI (loaded by :mod:`sphragis.cli`)."""
-    from .report import DEFAULT_DIR
+    from .report import add_report_dir_option
 
     a = subparsers.add_parser(
         "audit", help="leakage audit (markup-only classifiers) and text baselines over the export (SPEC §11)",
@@ -483,6 +482,6 @@ def register(subparsers) -> None:
     a.add_argument("--config", action="append", choices=CONFIGS, metavar="CONFIG",
                    help="audit only this configuration (repeatable; default all eight)")
     a.add_argument("--report", action="store_true", help="also render the human-readable report")
-    a.add_argument("--report-dir", default=str(DEFAULT_DIR), help=f"report directory (default {DEFAULT_DIR})")
+    add_report_dir_option(a)
     a.add_argument("--quiet", action="store_true", help="no progress output")
     a.set_defaults(func=_cmd_audit)

@@ -239,6 +239,12 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def add_report_dir_option(parser: argparse.ArgumentParser) -> None:
+    """``--report-dir`` (default :data:`DEFAULT_DIR`), read by :func:`cmd_report`; for ``sphragis
+    report`` and ``sphragis audit --report``."""
+    parser.add_argument("--report-dir", default=str(DEFAULT_DIR), help=f"report directory (default {DEFAULT_DIR})")
+
+
 def register(subparsers) -> None:
     """Add ``sphragis report`` to the CLI (loaded by :mod:`sphragis.cli`)."""
     r = subparsers.add_parser(
@@ -247,5 +253,5 @@ def register(subparsers) -> None:
         "the warehouse and the leakage audit (metadata/leakage_report.json of the export), with one "
         "chart per table, into --report-dir (default reports/, git-ignored).")
     r.add_argument("--out", help="export directory holding metadata/leakage_report.json (default: SPHRAGIS_OUT)")
-    r.add_argument("--report-dir", default=str(DEFAULT_DIR), help=f"report directory (default {DEFAULT_DIR})")
+    add_report_dir_option(r)
     r.set_defaults(func=cmd_report)

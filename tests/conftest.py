@@ -8,6 +8,7 @@ reason, when the mirror is absent.
 from __future__ import annotations
 
 import os
+import tarfile
 from pathlib import Path
 
 import duckdb
@@ -23,6 +24,18 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 def _require_sources() -> None:
     if not (SHARED_SOURCES / "MANIFEST.json").is_file():
         pytest.skip(f"../shared/sources absent ({SHARED_SOURCES}): integration tests need the pinned mirror")
+
+
+def pinned_source_file(snapshot: str, name_end: str) -> bytes:
+    """The bytes of the file whose name ends with ``name_end`` in the pinned archive of
+    ``snapshot`` (``<snapshot>@<commit>.tar.xz`` in ../shared/sources, e.g. ``ud-perseus``);
+    skips the test when the archive is absent."""
+    archives = sorted(SHARED_SOURCES.glob(f"{snapshot}@*.tar.xz"))
+    if not archives:
+        pytest.skip(f"real sources absent: no {snapshot}@*.tar.xz in {SHARED_SOURCES}")
+    with tarfile.open(archives[0]) as tar:
+        member = next(m for m in tar.getmembers() if m.name.endswith(name_end))
+        return tar.extractfile(member).read()
 
 
 @pytest.fixture(scope="session")
@@ -68,13 +81,25 @@ def real_export(real_settings, real_build) -> Path:
     return real_settings.out
 
 
+def dev_warehouse_path() -> Path | None:
+    """The already built warehouse that ``SPHRAGIS_TEST_WAREHOUSE`` names (a development aid: the
+    real-data tests read it instead of building the session's ``real_warehouse``), or None when the
+    variable is unset. Skips the test when it names no file."""
+    given = os.environ.get("SPHRAGIS_TEST_WAREHOUSE")
+    if not given:
+        return None
+    if not Path(given).is_file():
+        pytest.skip(f"SPHRAGIS_TEST_WAREHOUSE={given} does not exist")
+    return Path(given)
+
+
 def dev_warehouse_tables(*tables: str) -> duckdb.DuckDBPyConnection | None:
     """An in-memory connection holding copies of ``tables`` of the warehouse named by
-    ``SPHRAGIS_TEST_WAREHOUSE`` (a development aid for the real-source model tests), or None when
-    that variable names no file. Copied, not viewed: the runner drops any same-named table it
-    finds, in any attached database. Skips the test when the file cannot be opened."""
-    path = Path(os.environ.get("SPHRAGIS_TEST_WAREHOUSE", "/nonexistent"))
-    if not path.is_file():
+    ``SPHRAGIS_TEST_WAREHOUSE`` (:func:`dev_warehouse_path`), or None when that variable is unset.
+    Copied, not viewed: the runner drops any same-named table it finds, in any attached database.
+    Skips the test when the file cannot be opened."""
+    path = dev_warehouse_path()
+    if path is None:
         return None
     con = duckdb.connect()
     try:

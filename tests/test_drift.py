@@ -8,15 +8,14 @@ test fold and checks the decomposition attributes the whole gap to them.
 from __future__ import annotations
 
 import json
-import tarfile
 from pathlib import Path
 
 import pytest
 
+from conftest import pinned_source_file
 from sphragis.evaluation.drift import DriftResult, decompose
 from sphragis.evaluation.score import ConlluFormatError, TokenizationMismatch
 
-SOURCES = Path(__file__).resolve().parents[1].parent / "shared" / "sources"
 
 
 def conllu(*sentences: list[tuple[str, str, str, int, str]]) -> str:
@@ -183,18 +182,11 @@ def test_requires_same_tokenization():
 
 
 @pytest.mark.integration
-def test_real_proiel_fold_known_conventions(tmp_path):
+def test_real_proiel_fold_known_conventions():
     """Strip PronType and relabel discourse→advmod on UD PROIEL test: the whole UFeats gap must
     be scheme-absent and the whole LAS gap label-only discourse→advmod (seed 001's two largest
     PROIEL convention effects)."""
-    archive = SOURCES / "ud-proiel@a4ab8d4.tar.xz"
-    if not archive.exists():
-        pytest.skip(f"real sources absent: {archive} not found (../shared/sources)")
-    with tarfile.open(archive) as tar:
-        member = next(m for m in tar.getmembers() if m.name.endswith("grc_proiel-ud-test.conllu"))
-        tar.extract(member, tmp_path,
-                    **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
-    a = (tmp_path / member.name).read_text(encoding="utf-8")
+    a = pinned_source_file("ud-proiel", "grc_proiel-ud-test.conllu").decode("utf-8")
     out, prontype, discourse = [], 0, 0
     for line in a.split("\n"):
         c = line.split("\t")
@@ -354,17 +346,12 @@ def test_definition_errors():
 
 
 @pytest.mark.integration
-def test_real_proiel_fold_against_empty_feats(tmp_path):
+def test_real_proiel_fold_against_empty_feats():
     """Issue 17 / seed 001: UD PROIEL test gold against a prediction with empty FEATS splits the
     74.74-point UFeats gap 24.22 scheme-absent / 50.53 shared under the protocol's definitions
     (3,224 words carry one of PROIEL's five non-conversion types, 10,090 words do not), and
     74.74 / 0.00 when the scheme is the types the prediction uses (none)."""
-    archive = SOURCES / "ud-proiel@a4ab8d4.tar.xz"
-    if not archive.exists():
-        pytest.skip(f"real sources absent: {archive} not found (../shared/sources)")
-    with tarfile.open(archive) as tar:
-        member = next(m for m in tar.getmembers() if m.name.endswith("grc_proiel-ud-test.conllu"))
-        a = tar.extractfile(member).read().decode("utf-8")
+    a = pinned_source_file("ud-proiel", "grc_proiel-ud-test.conllu").decode("utf-8")
     b = empty_feats(a)
     r = decompose(a, b, protocol="seed001")
     assert (r.words, r.ufeats_errors) == (13314, 9951)

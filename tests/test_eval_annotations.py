@@ -15,21 +15,19 @@ from __future__ import annotations
 
 import io
 import json
-import os
-import tarfile
 from pathlib import Path
 
 import duckdb
 import pytest
 from udtools.udeval import load_conllu
 
+from conftest import dev_warehouse_path, pinned_source_file
 from sphragis import cli, config, runner
 from sphragis.evaluation import annotations, folds
 from sphragis.evaluation.drift import decompose
 from sphragis.evaluation.score import parse_sentences, score
 from sphragis.ingest import load
 
-SOURCES = Path(__file__).resolve().parents[1].parent / "shared" / "sources"
 ATH = "tlg0008.tlg001.perseus-grc1.12.tb.xml"  # Athenaeus 12 (works registry: prose, Athenaeus)
 
 # --------------------------------------------------------------------------------------------
@@ -372,13 +370,11 @@ def test_eval_help_documents_the_names(capsys):
 def real_wh(request):
     """The real warehouse (session ``real_warehouse``), or the built warehouse that
     ``SPHRAGIS_TEST_WAREHOUSE`` names (development aid; opened read-only)."""
-    given = os.environ.get("SPHRAGIS_TEST_WAREHOUSE")
-    if not given:
+    given = dev_warehouse_path()
+    if given is None:
         yield request.getfixturevalue("real_warehouse")
         return
-    if not Path(given).is_file():
-        pytest.skip(f"SPHRAGIS_TEST_WAREHOUSE={given} does not exist")
-    con = duckdb.connect(given, read_only=True)
+    con = duckdb.connect(str(given), read_only=True)
     yield con
     con.close()
 
@@ -391,11 +387,8 @@ def real_pair(real_wh):
 
 def _upstream_test_block(n: int) -> list[list[str]]:
     """Token lines (split into columns) of sentence ``n`` (1-based) of the pinned UD Perseus test file."""
-    if not SOURCES.is_dir():
-        pytest.skip(f"{SOURCES} absent")
-    with tarfile.open(next(SOURCES.glob("ud-perseus@*.tar.xz"))) as tf:
-        name = next(x for x in tf.getnames() if x.endswith("grc_perseus-ud-test.conllu"))
-        block = tf.extractfile(name).read().decode("utf-8").split("\n\n")[n - 1]
+    text = pinned_source_file("ud-perseus", "grc_perseus-ud-test.conllu").decode("utf-8")
+    block = text.split("\n\n")[n - 1]
     return [ln.split("\t") for ln in block.split("\n") if ln and not ln.startswith("#")]
 
 

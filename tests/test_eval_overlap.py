@@ -13,21 +13,19 @@ Two layers of tests:
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import tarfile
 import unicodedata
 from pathlib import Path
 
 import duckdb
 import pytest
 
+from conftest import dev_warehouse_path, pinned_source_file
 from sphragis import config, runner
 from sphragis.evaluation import overlap
 from sphragis.ingest import load
 
 MARTS = ["mart_ud_perseus_agdt_overlap", "mart_eval_fold_overlap"]
-SOURCES = Path(__file__).resolve().parents[1].parent / "shared" / "sources"
 
 # --------------------------------------------------------------------------------------------
 # The tiny source tree. Sentences are lists of forms; "[0]" marks an AGDT artificial node.
@@ -303,12 +301,10 @@ def real_wh(request, tmp_path_factory):
     """The real warehouse: the session ``real_warehouse`` (full build from ../shared/sources,
     skipped when absent), or, when ``SPHRAGIS_TEST_WAREHOUSE`` names an already built warehouse
     (development aid), a copy of it with the overlap marts rebuilt from its raw tables."""
-    given = os.environ.get("SPHRAGIS_TEST_WAREHOUSE")
-    if not given:
+    given = dev_warehouse_path()
+    if given is None:
         yield request.getfixturevalue("real_warehouse")
         return
-    if not Path(given).is_file():
-        pytest.skip(f"SPHRAGIS_TEST_WAREHOUSE={given} does not exist")
     copy = tmp_path_factory.mktemp("real_overlap") / "wh.duckdb"
     shutil.copyfile(given, copy)
     con = duckdb.connect(str(copy))
@@ -350,17 +346,11 @@ def test_real_first_test_sentence_matches_the_upstream_files():
     tlg0008.tlg001.perseus-grc1.12.tb.xml have the same NFC forms (artificial nodes dropped)."""
     from lxml import etree
 
-    if not SOURCES.is_dir():
-        pytest.skip(f"{SOURCES} absent")
-    with tarfile.open(next(SOURCES.glob("ud-perseus@*.tar.xz"))) as tf:
-        name = next(n for n in tf.getnames() if n.endswith("grc_perseus-ud-test.conllu"))
-        block = tf.extractfile(name).read().decode("utf-8").split("\n\n")[0]
+    block = pinned_source_file("ud-perseus", "grc_perseus-ud-test.conllu").decode("utf-8").split("\n\n")[0]
     assert "# sent_id = tlg0008.tlg001.perseus-grc1.12.tb.xml@197" in block
     ud = [ln.split("\t")[1] for ln in block.split("\n") if ln and not ln.startswith("#")
           and "-" not in ln.split("\t")[0] and "." not in ln.split("\t")[0]]
-    with tarfile.open(next(SOURCES.glob("agdt@*.tar.xz"))) as tf:
-        name = next(n for n in tf.getnames() if n.endswith("tlg0008.tlg001.perseus-grc1.12.tb.xml"))
-        root = etree.fromstring(tf.extractfile(name).read())
+    root = etree.fromstring(pinned_source_file("agdt", "tlg0008.tlg001.perseus-grc1.12.tb.xml"))
     sent = root.xpath('//sentence[@id="197"]')[0]
     agdt = [w.get("form") for w in sent.iter("word") if not w.get("artificial")]
     assert [unicodedata.normalize("NFC", f) for f in ud] == [unicodedata.normalize("NFC", f) for f in agdt]

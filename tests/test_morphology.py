@@ -364,52 +364,55 @@ def real_morphology(request):
     con.close()
 
 
+ILIAD_1 = ("agdt", "tlg0012.tlg001.perseus-grc1_1.tb.xml")  # (project, file_name)
+PEDALION_ACHAR = ("pedalion", "achar.xml")
+
 # (project, file_name, sentence_pos, token_pos) -> (form, tag, upos, feats, lemma)
 REAL = {
     # Iliad 1 (AGDT 2.1 v1.6 Homer): one token per tense, mood, voice and non-finite form
-    ("agdt", "tlg0012.tlg001.perseus-grc1_1.tb.xml", 1, 1):
+    (*ILIAD_1, 1, 1):
         ("μῆνιν", "n-s---fa-", "NOUN", "Case=Acc|Gender=Fem|Number=Sing", "μῆνις"),
-    ("agdt", "tlg0012.tlg001.perseus-grc1_1.tb.xml", 1, 2):
+    (*ILIAD_1, 1, 2):
         ("ἄειδε", "v2spma---", "VERB",
          "Aspect=Imp|Mood=Imp|Number=Sing|Person=2|Tense=Pres|VerbForm=Fin|Voice=Act", "ἀείδω"),
-    ("agdt", "tlg0012.tlg001.perseus-grc1_1.tb.xml", 1, 25):
+    (*ILIAD_1, 1, 25):
         ("τεῦχε", "v3siia---", "VERB", f"Aspect=Imp|{FIN}|Tense=Past|VerbForm=Fin|Voice=Act", "τεύχω"),
-    ("agdt", "tlg0012.tlg001.perseus-grc1_1.tb.xml", 1, 12):
+    (*ILIAD_1, 1, 12):
         ("ἔθηκε", "v3saia---", "VERB", f"Aspect=Perf|{FIN}|Tense=Past|VerbForm=Fin|Voice=Act", "τίθημι"),
-    ("agdt", "tlg0012.tlg001.perseus-grc1_1.tb.xml", 59, 16):
+    (*ILIAD_1, 59, 16):
         ("ἔοικε", "v3sria---", "VERB", f"Aspect=Perf|{FIN}|Tense=Pres|VerbForm=Fin|Voice=Act", "ἔοικα"),
-    ("agdt", "tlg0012.tlg001.perseus-grc1_1.tb.xml", 33, 11):
+    (*ILIAD_1, 33, 11):
         ("ᾔδη", "v3slia---", "VERB", f"Aspect=Perf|{FIN}|Tense=Pqp|VerbForm=Fin|Voice=Act", "οἶδα"),
-    ("agdt", "tlg0012.tlg001.perseus-grc1_1.tb.xml", 30, 20):
+    (*ILIAD_1, 30, 20):
         ("δαμᾷ", "v3sfia---", "VERB", f"{FIN}|Tense=Fut|VerbForm=Fin|Voice=Act", "δαμάζω"),
-    ("agdt", "tlg0012.tlg001.perseus-grc1_1.tb.xml", 72, 4):
+    (*ILIAD_1, 72, 4):
         ("κεχολώσεται", "v3stie---", "VERB", f"Aspect=Perf|{FIN}|Tense=Fut|VerbForm=Fin|Voice=Mid,Pass", "χολόω"),
-    ("agdt", "tlg0012.tlg001.perseus-grc1_1.tb.xml", 12, 5):
+    (*ILIAD_1, 12, 5):
         ("ἔπεισιν", "v3spia---", "VERB", f"Aspect=Imp|{FIN}|Tense=Pres|VerbForm=Fin|Voice=Act", "ἔπειμι"),
-    ("agdt", "tlg0012.tlg001.perseus-grc1_1.tb.xml", 10, 21):
+    (*ILIAD_1, 10, 21):
         ("χραίσμῃ", "v3sasa---", "VERB",
          "Aspect=Perf|Mood=Sub|Number=Sing|Person=3|Tense=Past|VerbForm=Fin|Voice=Act", "χραισμέω"),
-    ("agdt", "tlg0012.tlg001.perseus-grc1_1.tb.xml", 31, 23):
+    (*ILIAD_1, 31, 23):
         ("εἴποι", "v3saoa---", "VERB",
          "Aspect=Perf|Mood=Opt|Number=Sing|Person=3|Tense=Past|VerbForm=Fin|Voice=Act", "εἶπον"),
-    ("agdt", "tlg0012.tlg001.perseus-grc1_1.tb.xml", 261, 5):
+    (*ILIAD_1, 261, 5):
         ("κάη", "v3saip---", "VERB", f"Aspect=Perf|{FIN}|Tense=Past|VerbForm=Fin|Voice=Pass", "καίω"),
-    ("agdt", "tlg0012.tlg001.perseus-grc1_1.tb.xml", 23, 4):
+    (*ILIAD_1, 23, 4):
         ("γένετ᾽", "v3saim---", "VERB", f"Aspect=Perf|{FIN}|Tense=Past|VerbForm=Fin|Voice=Mid", "γίγνομαι"),
-    ("agdt", "tlg0012.tlg001.perseus-grc1_1.tb.xml", 22, 1):
+    (*ILIAD_1, 22, 1):
         ("ἕζετ᾽", "v3spie---", "VERB", f"Aspect=Imp|{FIN}|Tense=Pres|VerbForm=Fin|Voice=Mid,Pass", "ἕζομαι"),
-    ("agdt", "tlg0012.tlg001.perseus-grc1_1.tb.xml", 6, 15):
+    (*ILIAD_1, 6, 15):
         ("ἐκπέρσαι", "v--ana---", "VERB", "Aspect=Perf|Tense=Past|VerbForm=Inf|Voice=Act", "ἐκπέρθω"),
-    ("agdt", "tlg0012.tlg001.perseus-grc1_1.tb.xml", 16, 5):
+    (*ILIAD_1, 16, 5):
         ("κιὼν", "v-sapamn-", "VERB",
          "Aspect=Perf|Case=Nom|Gender=Masc|Number=Sing|Tense=Past|VerbForm=Part|Voice=Act", "κίω"),
     # Pedalion: gerundive, Pedalion's POS code b, common gender, a padded tag
-    ("pedalion", "achar.xml", 175, 1):
+    (*PEDALION_ACHAR, 175, 1):
         ("διωκτέος", "v-s-g-mn-", "VERB", "Case=Nom|Gender=Masc|Number=Sing|VerbForm=Ger", "διώκω"),
-    ("pedalion", "achar.xml", 1, 9): ("δὲ", "b--------", "ADV", None, "δέ"),
-    ("pedalion", "achar.xml", 4, 1):
+    (*PEDALION_ACHAR, 1, 9): ("δὲ", "b--------", "ADV", None, "δέ"),
+    (*PEDALION_ACHAR, 4, 1):
         ("ἐγώ-", "p1s---cn-", "PRON", "Case=Nom|Gender=Fem,Masc|Number=Sing|Person=1", "ἐγώ"),
-    ("pedalion", "achar.xml", 110, 5): ("ὀκτὼ", "m--------", "NUM", None, "ὀκτώ"),
+    (*PEDALION_ACHAR, 110, 5): ("ὀκτὼ", "m--------", "NUM", None, "ὀκτώ"),
     # Gorman: '_' placeholder in the degree position
     ("gorman", "Aeschines 1 1-50 bu1.xml", 1, 40):
         ("τουτουὶ", "a-s---mg-", "ADJ", "Case=Gen|Gender=Masc|Number=Sing", "οὗτος"),

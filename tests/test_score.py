@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import json
 import random
-import tarfile
 import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from conftest import pinned_source_file
 from sphragis.evaluation.score import (
     METRICS,
     MIN_CI_SENTENCES,
@@ -32,7 +32,6 @@ from sphragis.evaluation.score import (
 )
 
 FIXTURE = Path(__file__).parent / "fixtures" / "eval" / "grc_perseus-ud-test.head20.conllu"
-SOURCES = Path(__file__).resolve().parents[1].parent / "shared" / "sources"
 N_WORDS = 430  # words in the fixture
 N_CONTENT = 271  # words with a content deprel (CLAS/MLAS/BLEX denominators)
 SENT1 = "tlg0008.tlg001.perseus-grc1.12.tb.xml@197"  # first fixture sentence
@@ -421,16 +420,8 @@ def test_crlf_and_bom_accepted(gold):
 
 
 @pytest.mark.integration
-def test_full_perseus_test_fold(tmp_path):
-    archive = SOURCES / "ud-perseus@9ac120a.tar.xz"
-    if not archive.exists():
-        pytest.skip(f"real sources absent: {archive} not found (../shared/sources)")
-    with tarfile.open(archive) as tar:
-        member = next(m for m in tar.getmembers()
-                      if m.name.endswith("grc_perseus-ud-test.conllu"))
-        tar.extract(member, tmp_path,
-                    **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
-    gold = (tmp_path / member.name).read_text(encoding="utf-8")
+def test_full_perseus_test_fold():
+    gold = pinned_source_file("ud-perseus", "grc_perseus-ud-test.conllu").decode("utf-8")
 
     t0 = time.perf_counter()
     r = score(gold, gold)  # 999 resamples, seed 776

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from test_variation import MODELS, _warehouse
+from test_variation import build_tiny
 
-from sphragis import cli, runner
+from sphragis import cli
 from sphragis.workbench import sql as sqlmod
 
 CONVENTION = "from mart_variation where verdict = 'convention'"
@@ -33,11 +33,7 @@ CONVENTION = "from mart_variation where verdict = 'convention'"
 def wh(tmp_path_factory) -> Path:
     """The hand-made warehouse with the four variation models (``min_cell_tokens`` 10)."""
     path = tmp_path_factory.mktemp("sqlcli") / "tiny.duckdb"
-    project = runner.load_project()
-    con = _warehouse(path)
-    for name in MODELS:
-        con.execute(f"create table {name} as {runner.render(project, name, {'min_cell_tokens': 10})}")
-    con.close()
+    build_tiny(path).close()
     return path
 
 

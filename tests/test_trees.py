@@ -201,13 +201,15 @@ def _tables(con: duckdb.DuckDBPyConnection, sentences: dict) -> None:
         con.execute("insert into int_sentences values (?, ?, ?)", [uid, project, len(rows)])
 
 
-def _tree_project() -> runner.Project:
-    """The repository's project restricted to the tree models (their inputs come from _tables)."""
+def _tree_project(*extra: str) -> runner.Project:
+    """The repository's project restricted to the tree models and the models ``extra`` (their
+    inputs come from _tables or a built warehouse)."""
     full = runner.load_project()
+    names = [*extra, *TREE_MODELS]
     return runner.Project(
-        models={n: full.models[n] for n in TREE_MODELS},
+        models={n: full.models[n] for n in names},
         seeds=full.seeds,
-        schema={n: full.schema[n] for n in TREE_MODELS if n in full.schema},
+        schema={n: full.schema[n] for n in names if n in full.schema},
         macros=full.macros,
     )
 
@@ -359,11 +361,7 @@ def real_trees(request):
     if con is None:
         yield request.getfixturevalue("real_warehouse")
         return
-    full = runner.load_project()
-    names = ["int_token_morphology", *TREE_MODELS]
-    runner.run(con, runner.Project(models={n: full.models[n] for n in names}, seeds=full.seeds,
-                                   schema={n: full.schema[n] for n in names if n in full.schema},
-                                   macros=full.macros))
+    runner.run(con, _tree_project("int_token_morphology"))
     yield con
     con.close()
 

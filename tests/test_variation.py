@@ -106,15 +106,22 @@ def _warehouse(path: Path) -> duckdb.DuckDBPyConnection:
     return con
 
 
-@pytest.fixture(scope="module")
-def tiny_path(tmp_path_factory) -> Path:
-    """The hand-made warehouse file with the variation models built and their data tests run."""
-    path = tmp_path_factory.mktemp("variation") / "tiny.duckdb"
+def build_tiny(path: Path) -> duckdb.DuckDBPyConnection:
+    """The hand-made warehouse at ``path`` with the variation models (:data:`MODELS`, rendered with
+    ``min_cell_tokens`` 10) built by the real model SQL; the connection is left open."""
     project = runner.load_project()
     con = _warehouse(path)
     for name in MODELS:
         con.execute(f"create table {name} as {runner.render(project, name, {'min_cell_tokens': 10})}")
-    failures = runner.run_tests(con, project, set(MODELS))
+    return con
+
+
+@pytest.fixture(scope="module")
+def tiny_path(tmp_path_factory) -> Path:
+    """The hand-made warehouse file with the variation models built and their data tests run."""
+    path = tmp_path_factory.mktemp("variation") / "tiny.duckdb"
+    con = build_tiny(path)
+    failures = runner.run_tests(con, runner.load_project(), set(MODELS))
     con.close()
     assert failures == []
     return path

@@ -65,35 +65,13 @@ sequenced as (
 members as (
     select
         *,
-        seq // chunk_target_size + 1 as chunk_seq
+        seq // chunk_target_size + 1 as chunk_seq,
+        -- a work's first row in its chunk: chunk_works lists each work once, in this order
+        row_number() over (
+            partition by chunk_target_size, track, author, split, seq // chunk_target_size, work, work_id
+            order by seq
+        ) = 1 as is_first_of_work
     from sequenced
-),
-
-chunk_work_firsts as (
-    select
-        chunk_target_size,
-        track,
-        author,
-        split,
-        chunk_seq,
-        work,
-        work_id,
-        min(seq) as first_seq
-    from members
-    group by all
-),
-
-chunk_work_lists as (
-    select
-        chunk_target_size,
-        track,
-        author,
-        split,
-        chunk_seq,
-        list(work order by first_seq) as chunk_works,
-        list(work_id order by first_seq) as chunk_work_ids
-    from chunk_work_firsts
-    group by all
 ),
 
 chunks as (
@@ -105,7 +83,9 @@ chunks as (
         chunk_seq,
         list(row_id order by seq) as constituent_ids,
         count(*) as chunk_size,
-        bool_or(is_tail) as has_tail_rows
+        bool_or(is_tail) as has_tail_rows,
+        list(work order by seq) filter (where is_first_of_work) as chunk_works,
+        list(work_id order by seq) filter (where is_first_of_work) as chunk_work_ids
     from members
     group by all
 ),
@@ -122,19 +102,12 @@ final as (
         c.constituent_ids,
         c.chunk_size::integer as chunk_size,
         c.chunk_target_size::integer as chunk_target_size,
-        w.chunk_work_ids,
-        w.chunk_works,
-        len(w.chunk_works) > 1 as chunk_is_mixed_work,
+        c.chunk_work_ids,
+        c.chunk_works,
+        len(c.chunk_works) > 1 as chunk_is_mixed_work,
         c.has_tail_rows
     from chunks as c
     inner join configs as k on c.track = k.track and c.chunk_target_size = k.chunk_target_size::integer
-    inner join chunk_work_lists as w
-        on
-            c.chunk_target_size = w.chunk_target_size
-            and c.track = w.track
-            and c.author = w.author
-            and c.split = w.split
-            and c.chunk_seq = w.chunk_seq
 )
 
 select * from final

@@ -23,28 +23,22 @@ field_values as (
         t.dedup_key,
         t.i,
         f.field,
-        case f.field
-            when 'form' then t.form_a when 'lemma' then t.lemma_a when 'upos' then t.upos_a
-            when 'deprel' then t.deprel_a
-        end as value_a,
-        case f.field
-            when 'form' then t.form_b when 'lemma' then t.lemma_b when 'upos' then t.upos_b
-            when 'deprel' then t.deprel_b
-        end as value_b
+        f.value_a,
+        f.value_b
     from token_pairs as t
-    cross join (values ('form'), ('lemma'), ('upos'), ('deprel')) as f (field)
-    union all
-    select
-        t.project_pair,
-        t.sentence_uid_a,
-        t.sentence_uid_b,
-        t.dedup_key,
-        t.i,
-        'feats:' || ft.feature as field,
-        t.feats_map_a[ft.feature] as value_a,
-        t.feats_map_b[ft.feature] as value_b
-    from token_pairs as t
-    cross join feature_types as ft
+    cross join lateral (
+        values
+        ('form', t.form_a, t.form_b),
+        ('lemma', t.lemma_a, t.lemma_b),
+        ('upos', t.upos_a, t.upos_b),
+        ('deprel', t.deprel_a, t.deprel_b)
+        union all
+        select
+            'feats:' || ft.feature as field,
+            t.feats_map_a[ft.feature] as value_a,
+            t.feats_map_b[ft.feature] as value_b
+        from feature_types as ft
+    ) as f (field, value_a, value_b)
 ),
 
 disagreements as (

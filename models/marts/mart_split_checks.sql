@@ -1,8 +1,8 @@
 -- Cross-model invariants of the splits and chunks (SPEC §8; issue 6 "Done when"), one row per
 -- check with the number of offending rows; _splits.yml requires every count to be zero.
 --   author_missing_split: a published (track, author) lacking train, validation or test.
---   eval_shares_dedup_key_with_train: a validation/test row whose dedup_key is a training row's
---     dedup_key on the same track.
+--   eval_shares_dedup_key_with_train: a row of an evaluation split (validation, test: seed
+--     benchmark_splits) whose dedup_key is a training row's dedup_key on the same track.
 --   held_out_train_has_held_out_project: a source_held_out training row with the author's
 --     held-out project anywhere in its provenance.
 --   held_out_eval_not_from_held_out_project: a source_held_out validation/test row whose parse is
@@ -49,9 +49,10 @@ author_missing_split as (
 eval_shares_dedup_key_with_train as (
     select count(*) as failing_rows
     from split_rows as e
+    inner join benchmark_splits as s on e.split = s.split
     inner join split_rows as t
         on e.track = t.track and e.dedup_key = t.dedup_key and t.split = 'train'
-    where e.split in ('validation', 'test')
+    where s.is_evaluation::boolean
 ),
 
 held_out_rows as (

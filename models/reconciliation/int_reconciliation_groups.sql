@@ -54,64 +54,58 @@ records as (
     inner join source_keys as k on u.sentence_uid = k.sentence_uid
 ),
 
+scenarios as (
+    -- the scenarios of the header, by what each changes: the profile, then also the key
+    select
+        s.scenario,
+        s.scenario_order,
+        s.uses_default_profile,
+        s.uses_seed_key
+    from (
+        values
+        ('build', 1, false, false),
+        ('default_profile', 2, true, false),
+        ('seed_key', 3, true, true)
+    ) as s (scenario, scenario_order, uses_default_profile, uses_seed_key)
+),
+
 scenario_records as (
     select
-        'build' as scenario,
-        1 as scenario_order,
-        dedup_key as group_key,
-        author,
-        work,
-        priority,
-        sentence_uid
-    from records
-    where is_retained
-    union all
-    select
-        'default_profile' as scenario,
-        2 as scenario_order,
-        dedup_key as group_key,
-        author,
-        work,
-        priority,
-        sentence_uid
-    from records
-    where is_retained_by_default
-    union all
-    select
-        'seed_key' as scenario,
-        3 as scenario_order,
-        seed_key as group_key,
-        author,
-        work,
-        priority,
-        sentence_uid
-    from records
-    where is_retained_by_default
+        s.scenario,
+        s.scenario_order,
+        if(s.uses_seed_key, r.seed_key, r.dedup_key) as group_key,
+        r.author,
+        r.work,
+        r.priority,
+        r.sentence_uid
+    from records as r
+    cross join scenarios as s
+    where if(s.uses_default_profile, r.is_retained_by_default, r.is_retained)
 ),
 
 key_groups as (
     select
         scenario,
-        any_value(scenario_order) as scenario_order,
+        scenario_order,
         group_key,
         count(distinct author) as n_authors,
         any_value(author) as author,
         arg_min(work, [priority, sentence_uid]) as work
     from scenario_records
     where group_key <> ''
-    group by scenario, group_key
+    group by scenario, scenario_order, group_key
 ),
 
 work_groups as (
     select
         scenario,
-        any_value(scenario_order) as scenario_order,
+        scenario_order,
         author,
         work,
         count(*) as eligible_rows
     from key_groups
     where n_authors = 1
-    group by scenario, author, work
+    group by scenario, scenario_order, author, work
 ),
 
 final as (

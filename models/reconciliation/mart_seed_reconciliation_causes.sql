@@ -38,44 +38,20 @@ files as (
 
 causes as (
     select
-        author,
-        split,
-        'curation_decision' as cause,
-        1 as cause_order,
-        curation_rows as rows
-    from reconciliation
-    union all
-    select
-        author,
-        split,
-        'dedup_key' as cause,
-        2 as cause_order,
-        dedup_rows as rows
-    from reconciliation
-    union all
-    select
-        author,
-        split,
-        'bottleneck' as cause,
-        3 as cause_order,
-        bottleneck_rows as rows
-    from reconciliation
-    union all
-    select
-        author,
-        split,
-        'missing_upstream_file' as cause,
-        4 as cause_order,
-        missing_file_rows as rows
-    from reconciliation
-    union all
-    select
-        author,
-        split,
-        'unexplained' as cause,
-        5 as cause_order,
-        unexplained_rows as rows
-    from reconciliation
+        r.author,
+        r.split,
+        c.cause,
+        c.cause_order,
+        c.rows
+    from reconciliation as r
+    cross join lateral (
+        values
+        ('curation_decision', 1, r.curation_rows),
+        ('dedup_key', 2, r.dedup_rows),
+        ('bottleneck', 3, r.bottleneck_rows),
+        ('missing_upstream_file', 4, r.missing_file_rows),
+        ('unexplained', 5, r.unexplained_rows)
+    ) as c (cause, cause_order, rows)
 ),
 
 final as (

@@ -37,6 +37,7 @@ import argparse
 import re
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -167,6 +168,23 @@ def _skipped_json(pairs: list[tuple[str, _Input]]) -> dict[str, list[dict[str, s
             for role, inp in pairs if inp.annotation is not None}
 
 
+def _print_and_write(pairs: list[tuple[str, _Input]], dropped: list[dict[str, str]], report: str, *,
+                     json_path: str | None, json_doc: Callable[[], dict[str, Any]], what: str,
+                     header_note: str = "") -> None:
+    """The output of a two-input command (``score``, ``drift``): the input header
+    (:func:`_describe_inputs`, then ``header_note``) and ``report`` on stdout; with ``json_path``,
+    ``json_doc()`` written there as JSON, with ``skipped`` (:func:`_skipped_json`) added when an
+    input is a warehouse annotation, and ``<what> written to <path>`` on stderr."""
+    print("\n".join(_describe_inputs(pairs, dropped)) + header_note)
+    print(report)
+    if json_path:
+        doc = json_doc()
+        if any(i.annotation is not None for _, i in pairs):
+            doc["skipped"] = _skipped_json(pairs)
+        write_json(json_path, doc)
+        print(f"{what} written to {json_path}", file=sys.stderr)
+
+
 # ------------------------------------------------------------------------------------------
 # sub-commands
 # ------------------------------------------------------------------------------------------
@@ -212,15 +230,9 @@ def _cmd_score(args: argparse.Namespace) -> int:
             con.close()
     result = score(gold.text, pred.text, bootstrap=args.bootstrap, seed=args.seed,
                    confidence=args.confidence, buckets=buckets)
-    pairs = [("gold", gold), ("pred", pred)]
-    print("\n".join(_describe_inputs(pairs, dropped)) + (f"\nbuckets: {args.by}" if args.by else ""))
-    print(score_table(result))
-    if args.json:
-        doc = score_json(result, gold=gold.label, pred=pred.label, by=args.by)
-        if any(i.annotation is not None for _, i in pairs):
-            doc["skipped"] = _skipped_json(pairs)
-        write_json(args.json, doc)
-        print(f"scores written to {args.json}", file=sys.stderr)
+    _print_and_write([("gold", gold), ("pred", pred)], dropped, score_table(result), json_path=args.json,
+                     json_doc=lambda: score_json(result, gold=gold.label, pred=pred.label, by=args.by),
+                     what="scores", header_note=f"\nbuckets: {args.by}" if args.by else "")
     return 0
 
 
@@ -258,15 +270,9 @@ def _cmd_drift(args: argparse.Namespace) -> int:
     if con is not None:
         con.close()
     result = decompose(a.text, b.text, top=args.top, **choices)
-    pairs = [("a", a), ("b", b)]
-    print("\n".join(_describe_inputs(pairs, dropped)))
-    print(result.format_report())
-    if args.json:
-        doc = {"a": a.label, "b": b.label, **result.to_dict()}  # starts with "definitions"
-        if any(i.annotation is not None for _, i in pairs):
-            doc["skipped"] = _skipped_json(pairs)
-        write_json(args.json, doc)
-        print(f"decomposition written to {args.json}", file=sys.stderr)
+    _print_and_write([("a", a), ("b", b)], dropped, result.format_report(), json_path=args.json,
+                     json_doc=lambda: {"a": a.label, "b": b.label, **result.to_dict()},  # starts with "definitions"
+                     what="decomposition")
     return 0
 
 
@@ -302,6 +308,24 @@ def _non_negative(text: str) -> int:
     return n
 
 
+_INPUT_HELP = ("a CoNLL-U file path, a named UD fold (e.g. ud_perseus-test) or a warehouse "
+               "annotation VIEW:SELECTION (e.g. native:agdt@ud_perseus-test; see `sphragis eval --help`)")
+
+
+def _add_two_input_command(sub: argparse._SubParsersAction, name: str, *, inputs: dict[str, str],
+                           help: str, description: str) -> argparse.ArgumentParser:
+    """Add the sub-command ``name`` taking two required INPUTs (``inputs``: option -> what it is,
+    e.g. ``{"--gold": "gold"}``), each a file, a named fold or a warehouse annotation (the names
+    are explained in the epilog); returns its parser for the options of its own."""
+    from .annotations import NAMES_HELP
+
+    p = sub.add_parser(name, help=help, description=description,
+                       formatter_class=argparse.RawDescriptionHelpFormatter, epilog=NAMES_HELP)
+    for option, what in inputs.items():
+        p.add_argument(option, required=True, metavar="INPUT", help=f"{what}: {_INPUT_HELP}")
+    return p
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``eval`` (with ``overlap``, ``score``, ``drift``, ``render``) to the ``sphragis`` CLI."""
     from .annotations import NAMES_HELP
@@ -312,8 +336,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     except (OSError, ValueError) as exc:  # shown in --help; running drift raises it again
         conversion = f"unavailable: {exc}"
 
-    input_help = ("a CoNLL-U file path, a named UD fold (e.g. ud_perseus-test) or a warehouse "
-                  "annotation VIEW:SELECTION (e.g. native:agdt@ud_perseus-test; see `sphragis eval --help`)")
     raw = argparse.RawDescriptionHelpFormatter
     e = subparsers.add_parser(
         "eval", help="evaluation toolkit: overlap manifests, scoring, convention drift (SPEC §12)",
@@ -332,17 +354,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help=f"where to write the manifest (default: {DEFAULT_MANIFEST})")
     o.set_defaults(func=_cmd_overlap)
 
-    s = sub.add_parser(
-        "score", help="CoNLL 2018 F1 of a prediction against a gold fold, with bootstrap CIs",
-        formatter_class=raw, epilog=NAMES_HELP,
+    s = _add_two_input_command(
+        sub, "score", inputs={"--gold": "gold", "--pred": "prediction"},
+        help="CoNLL 2018 F1 of a prediction against a gold fold, with bootstrap CIs",
         description="Score predicted CoNLL-U against gold with gold tokenization: UPOS, XPOS, UFeats,\n"
         "AllTags, Lemma, UAS, LAS, CLAS, MLAS, BLEX as CoNLL 2018 F1 (udtools.udeval), with\n"
         "percentile-bootstrap confidence intervals over sentences. Tokenization must match the gold\n"
         "exactly; the first difference is reported. A resample with no gold and no system items\n"
         "for a metric scores 0, as the CoNLL 2018 evaluator scores it (kept, not dropped); a\n"
         f"bucket of fewer than {MIN_CI_SENTENCES} sentences gets no CI and a note.")
-    s.add_argument("--gold", required=True, metavar="INPUT", help=f"gold: {input_help}")
-    s.add_argument("--pred", required=True, metavar="INPUT", help=f"prediction: {input_help}")
     s.add_argument("--bootstrap", type=_non_negative, default=999,
                    help="bootstrap resamples (default 999; 0 = no CI)")
     s.add_argument("--seed", type=int, default=776, help="resampling seed (default 776)")
@@ -353,16 +373,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     s.add_argument("--json", metavar="PATH", help="also write the scores as JSON")
     s.set_defaults(func=_cmd_score)
 
-    d = sub.add_parser(
-        "drift", help="decompose the disagreement between two annotations of the same sentences",
-        formatter_class=raw, epilog=NAMES_HELP,
+    d = _add_two_input_command(
+        sub, "drift", inputs={"--a": "annotation a", "--b": "annotation b"},
+        help="decompose the disagreement between two annotations of the same sentences",
         description="Convention decomposition of annotation b against annotation a (a as gold): the\n"
         "UFeats gap split into scheme-absent feature types and disagreement inside shared types\n"
         "(per-type agreement), the LAS gap into attachment and label-only errors, and the top\n"
         "relation and UPOS confusion pairs. Both must have the same tokenization. The definitions\n"
         "used are named in the report and in the JSON 'definitions' block.")
-    d.add_argument("--a", required=True, metavar="INPUT", help=f"annotation a: {input_help}")
-    d.add_argument("--b", required=True, metavar="INPUT", help=f"annotation b: {input_help}")
     d.add_argument("--top", type=_non_negative, default=10, help="confusion pairs to list (default 10)")
     d.add_argument(
         "--scheme-types", metavar="conversion|observed|LIST",

@@ -272,36 +272,41 @@ class DriftResult:
     protocol: str | None = None
 
     # -- derived percentages ----------------------------------------------------------------
+    def _of_words(self, n: int) -> float:
+        """``n`` as a percentage of all compared words, the base of these figures (a gap in points
+        is an error count over all words; only :attr:`shared_scheme_ufeats` has another base)."""
+        return 100.0 * n / self.words
+
     @property
     def upos(self) -> float:
-        return 100.0 * (self.words - self.upos_errors) / self.words
+        return self._of_words(self.words - self.upos_errors)
 
     @property
     def ufeats(self) -> float:
-        return 100.0 * (self.words - self.ufeats_errors) / self.words
+        return self._of_words(self.words - self.ufeats_errors)
 
     @property
     def uas(self) -> float:
-        return 100.0 * (self.words - self.attachment_errors) / self.words
+        return self._of_words(self.words - self.attachment_errors)
 
     @property
     def las(self) -> float:
-        return 100.0 * (self.words - self.attachment_errors - self.label_only_errors) / self.words
+        return self._of_words(self.words - self.attachment_errors - self.label_only_errors)
 
     @property
     def ufeats_gap(self) -> float:
         """100 − UFeats (points)."""
-        return 100.0 * self.ufeats_errors / self.words
+        return self._of_words(self.ufeats_errors)
 
     @property
     def scheme_absent_points(self) -> float:
         """Part of the UFeats gap on words holding a scheme-absent type of ``a`` (points)."""
-        return 100.0 * self.scheme_absent_errors / self.words
+        return self._of_words(self.scheme_absent_errors)
 
     @property
     def shared_scheme_points(self) -> float:
         """Rest of the UFeats gap: disagreement within ``b``'s scheme (points)."""
-        return 100.0 * self.shared_scheme_errors / self.words
+        return self._of_words(self.shared_scheme_errors)
 
     @property
     def shared_scheme_ufeats(self) -> float | None:
@@ -311,17 +316,17 @@ class DriftResult:
     @property
     def las_gap(self) -> float:
         """100 − LAS (points)."""
-        return 100.0 * (self.attachment_errors + self.label_only_errors) / self.words
+        return self._of_words(self.attachment_errors + self.label_only_errors)
 
     @property
     def attachment_points(self) -> float:
         """100 − UAS (points)."""
-        return 100.0 * self.attachment_errors / self.words
+        return self._of_words(self.attachment_errors)
 
     @property
     def label_only_points(self) -> float:
         """UAS − LAS (points)."""
-        return 100.0 * self.label_only_errors / self.words
+        return self._of_words(self.label_only_errors)
 
     # -- output -----------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
