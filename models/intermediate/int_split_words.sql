@@ -50,7 +50,7 @@ hyphen_sentences as (
 xml_words as (
     -- word tokens of those sentences that carry a letter, in document order
     select
-        t.* exclude (is_word, is_artificial, is_multiword),
+        t.* exclude (t.is_word, t.is_artificial, t.is_multiword),
         lag(t.form) over (partition by t.sentence_uid order by t.token_pos) as prev_form
     from tokens as t
     semi join hyphen_sentences as h on t.sentence_uid = h.sentence_uid
@@ -111,7 +111,7 @@ mwt as (
 
 mwt_pieces as (
     select
-        t.* exclude (is_word, is_artificial, is_multiword),
+        t.* exclude (t.is_word, t.is_artificial, t.is_multiword),
         'multiword_token' as split_kind,
         t.sentence_uid || ':m' || w.token_pos as word_id,
         t.token_num <> w.last_num as is_clitic,

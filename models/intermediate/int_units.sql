@@ -27,8 +27,8 @@ token_lists as (
     group by sentence_uid
 ),
 
--- noqa: disable=RF03
--- (lambda parameters read as qualified references)
+-- noqa: disable=RF01,RF03
+-- (lambda parameters read as qualified references to tables)
 units as (
     select
         l.sentence_uid,
@@ -59,7 +59,7 @@ units as (
     inner join priority as p on s.project = p.project
 ),
 
--- noqa: enable=RF03
+-- noqa: enable=RF01,RF03
 final as (
     select
         sentence_uid,
