@@ -27,49 +27,43 @@ token_lists as (
     group by sentence_uid
 ),
 
--- noqa: disable=RF01,RF03
--- (lambda parameters read as qualified references to tables)
+-- noqa: disable=RF03
+-- (lambda parameters read as qualified references)
 units as (
     select
-        l.sentence_uid,
-        s.project,
-        array_to_string(list_transform(l.rows, lambda r: r.form), ' ') as text,  -- noqa: RF02
+        sentence_uid,
+        array_to_string(list_transform(rows, lambda r: r.form), ' ') as text,  -- noqa: RF02
         list_transform(
-            l.rows,
+            rows,
             lambda r: struct_pack(  -- noqa: RF02
                 id := r.id, form := r.form, lemma := r.lemma, upos := r.upos, feats := r.feats, head := r.head,
                 deprel := r.deprel
             )
         ) as tokens,
-        -- the audit records only for the sentences of non-UD projects (CASE evaluates the list
-        -- only for those rows)
-        case
-            when p.syntax_scheme = 'UD' then []
-            else list_transform(
-                l.rows,
-                lambda r: struct_pack(  -- noqa: RF02
-                    sentence := 1, i := r.id, src := r.src, relation := r.relation, head := r.source_head,
-                    repair := r.repair
-                )
+        list_transform(
+            rows,
+            lambda r: struct_pack(  -- noqa: RF02
+                sentence := 1, i := r.id, src := r.src, relation := r.relation, head := r.source_head,
+                repair := r.repair
             )
-        end as native_syntax,
-        l.n_tokens
-    from token_lists as l
-    inner join sentences as s on l.sentence_uid = s.sentence_uid
-    inner join priority as p on s.project = p.project
+        ) as native_records,
+        n_tokens
+    from token_lists
 ),
 
--- noqa: enable=RF01,RF03
+-- noqa: enable=RF03
 final as (
     select
-        sentence_uid,
-        project,
-        text,
-        tokens,
-        native_syntax,
-        n_tokens,
-        replace(regexp_replace(lower(strip_accents(text)), '[^\p{L}]', '', 'g'), 'ς', 'σ') as dedup_key
-    from units
+        u.sentence_uid,
+        s.project,
+        u.text,
+        u.tokens,
+        case when p.syntax_scheme = 'UD' then [] else u.native_records end as native_syntax,
+        u.n_tokens,
+        replace(regexp_replace(lower(strip_accents(u.text)), '[^\p{L}]', '', 'g'), 'ς', 'σ') as dedup_key
+    from units as u
+    inner join sentences as s on u.sentence_uid = s.sentence_uid
+    inner join priority as p on s.project = p.project
 )
 
 select * from final
