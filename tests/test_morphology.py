@@ -16,6 +16,7 @@ import unicodedata
 
 import duckdb
 import grc_utils
+import greek_normalisation.utils
 import pyarrow as pa
 import pytest
 from hypothesis import given
@@ -344,6 +345,14 @@ def test_lower_grc_is_grc_utils_then_completed(s):
     assert not any(has_lowercase_form(ch) for ch in ours)
     assert udfs.lower_grc_array(pa.array([s])).to_pylist() == [ours]
 
+
+
+@given(st.lists(st.one_of(st.none(), _TEXT, st.sampled_from(["καὶ", "ὰ", "ᾲ", "α\u0300", "ἂν", "λόγος"])), max_size=20))
+def test_grave_to_acute_udf_is_greek_normalisation(values):
+    """The UDF (which skips the library's loop for strings without a grave) equals
+    greek_normalisation.utils.grave_to_acute on every value, repeats and nulls included."""
+    got = udfs.grave_to_acute_array(pa.array(values + values, type=pa.string())).to_pylist()
+    assert got == [None if v is None else greek_normalisation.utils.grave_to_acute(v) for v in values + values]
 
 # real sources ---------------------------------------------------------------------------------
 

@@ -13,8 +13,20 @@
 with
 
 tokens as not materialized (
-    -- read where used (a materialized copy of all 1.6M tokens costs more than the scans)
-    select * from {{ ref('int_tokens') }}
+    -- read where used (a materialized copy of all 1.6M tokens costs more than the scans); the
+    -- columns a piece keeps first, forms trimmed (pieces and surfaces never keep edge spaces)
+    select
+        project,
+        sentence_uid,
+        token_pos,
+        src_id,
+        token_num,
+        head_num,
+        trim(form) as form,
+        is_word,
+        is_artificial,
+        is_multiword
+    from {{ ref('int_tokens') }}
 ),
 
 morphology as (
@@ -32,20 +44,14 @@ hyphen_sentences as (
     from tokens
     where
         is_word and project not like 'ud\_%' escape '\'
-        and (starts_with(trim(form), '-') or ends_with(trim(form), '-'))
+        and (starts_with(form, '-') or ends_with(form, '-'))
 ),
 
 xml_words as (
     -- word tokens of those sentences that carry a letter, in document order
     select
-        t.project,
-        t.sentence_uid,
-        t.token_pos,
-        t.src_id,
-        t.token_num,
-        t.head_num,
-        trim(t.form) as form,
-        lag(trim(t.form)) over (partition by t.sentence_uid order by t.token_pos) as prev_form
+        t.* exclude (t.is_word, t.is_artificial, t.is_multiword),
+        lag(t.form) over (partition by t.sentence_uid order by t.token_pos) as prev_form
     from tokens as t
     semi join hyphen_sentences as h on t.sentence_uid = h.sentence_uid
     inner join morphology as m on t.sentence_uid = m.sentence_uid and t.token_pos = m.token_pos
@@ -96,7 +102,7 @@ mwt as (
     select
         sentence_uid,
         token_pos,
-        trim(form) as surface,
+        form as surface,
         try_cast(split_part(src_id, '-', 1) as integer) as first_num,
         try_cast(split_part(src_id, '-', 2) as integer) as last_num
     from tokens
@@ -105,13 +111,7 @@ mwt as (
 
 mwt_pieces as (
     select
-        t.project,
-        t.sentence_uid,
-        t.token_pos,
-        t.src_id,
-        t.token_num,
-        t.head_num,
-        trim(t.form) as form,
+        t.* exclude (t.is_word, t.is_artificial, t.is_multiword),
         'multiword_token' as split_kind,
         t.sentence_uid || ':m' || w.token_pos as word_id,
         t.token_num <> w.last_num as is_clitic,

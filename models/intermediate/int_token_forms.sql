@@ -55,40 +55,43 @@ distinct_surfaces as (
 ),
 
 trimmed as (
+    -- each distinct surface, with the seeds' lists (one row each) attached once for the steps below
     select
-        surface,
-        regexp_replace(trim(surface), '\s+', '', 'g') as form_trimmed
-    from distinct_surfaces
+        d.surface,
+        regexp_replace(trim(d.surface), '\s+', '', 'g') as form_trimmed,
+        e.marks as editorial_mark_list,
+        p.pairs as lookalike_pair_list,
+        x.marks as elision_marks
+    from distinct_surfaces as d
+    cross join editorial_marks as e  -- noqa: AL05
+    cross join lookalike_pairs as p  -- noqa: AL05
+    cross join elision_marks as x  -- noqa: AL05
 ),
 
 edited as (
     select
-        t.*,
+        *,
         -- sqlfluff's duckdb dialect does not parse DuckDB's `lambda x: ...` (the macros' lambdas)
-        {{ remove_editorial_marks('t.form_trimmed', 'e.marks') }} as form_edited  -- noqa: PRS, LT02
-    from trimmed as t
-    cross join editorial_marks as e  -- noqa: AL05
+        {{ remove_editorial_marks('form_trimmed', 'editorial_mark_list') }} as form_edited  -- noqa: PRS, LT02
+    from trimmed
 ),
 
 greek_letters as (
     select
-        e.*,
-        {{ map_lookalikes('e.form_edited', 'p.pairs') }} as form_greek  -- noqa: PRS, LT02
-    from edited as e
-    cross join lookalike_pairs as p  -- noqa: AL05
+        *,
+        {{ map_lookalikes('form_edited', 'lookalike_pair_list') }} as form_greek  -- noqa: PRS, LT02
+    from edited
 ),
 
 initial_apostrophe as (
     select
-        g.*,
+        *,
         case
-            when list_contains(x.marks, left(g.form_greek, 1)) and length(g.form_greek) > 1
-                then chr(8217) || substr(g.form_greek, 2)
-            else g.form_greek
-        end as form_initial,
-        x.marks as elision_marks
-    from greek_letters as g
-    cross join elision_marks as x
+            when list_contains(elision_marks, left(form_greek, 1)) and length(form_greek) > 1
+                then chr(8217) || substr(form_greek, 2)
+            else form_greek
+        end as form_initial
+    from greek_letters
 ),
 
 psili_elided as (

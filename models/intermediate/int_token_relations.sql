@@ -88,12 +88,13 @@ with_pos_relation as (
 ),
 
 id_index as (
+    -- from the native tokens themselves, so that `native` is read once (and not materialized)
     select
         sentence_uid,
         token_num,
         min(token_pos) as token_pos
-    from native
-    where token_num is not null
+    from tokens
+    where token_num is not null and project not like 'ud\_%' escape '\'
     group by sentence_uid, token_num
 ),
 

@@ -10,24 +10,26 @@ tokens as (
     where is_word
 ),
 
-morphology as (
+punct_tokens as (
+    -- the punctuation tokens and the tokens left without a letter: joins to these small sets cost
+    -- less than joins to every token's morphology and form
     select
         sentence_uid,
-        token_pos,
-        is_punct
+        token_pos
     from {{ ref('int_token_morphology') }}
+    where is_punct
 ),
 
 split_words as (
     select * from {{ ref('int_split_words') }}
 ),
 
-token_forms as (
+letterless_tokens as (
     select
         sentence_uid,
-        token_pos,
-        has_letter
+        token_pos
     from {{ ref('int_token_forms') }}
+    where not has_letter
 ),
 
 classified as materialized (
@@ -45,19 +47,19 @@ classified as materialized (
         case
             when t.is_artificial then 'elliptic'
             when t.project not like 'ud\_%' escape '\' and regexp_full_match(t.form, '\[[0-9]+\]') then 'elliptic'
-            when m.is_punct then 'punct'
+            when p.token_pos is not null then 'punct'
             when nullif(trim(t.form), '') is null then 'placeholder'
             when t.form = 'DEL' and t.postag is null and t.relation is null then 'placeholder'
             -- SPEC §5.1: a piece absorbed into its split word, a token left without a letter
             when not sw.is_survivor then 'split_piece'
-            when not tf.has_letter then 'no_letter'
+            when nl.token_pos is not null then 'no_letter'
         end as removed_kind,
         case when not sw.is_survivor then sw.survivor_pos end as merged_into,
         case when sw.is_survivor then 'split_word:' || sw.piece_src_ids end as merge_repair,
         coalesce(nullif(trim(t.head_src, ' "'), '') is null, true) as is_blank_head
     from tokens as t
-    inner join morphology as m on t.sentence_uid = m.sentence_uid and t.token_pos = m.token_pos
-    inner join token_forms as tf on t.sentence_uid = tf.sentence_uid and t.token_pos = tf.token_pos
+    left join punct_tokens as p on t.sentence_uid = p.sentence_uid and t.token_pos = p.token_pos
+    left join letterless_tokens as nl on t.sentence_uid = nl.sentence_uid and t.token_pos = nl.token_pos
     left join split_words as sw on t.sentence_uid = sw.sentence_uid and t.token_pos = sw.token_pos
 ),
 

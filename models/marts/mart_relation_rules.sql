@@ -73,18 +73,8 @@ final as (
     select
         coalesce(m.label, c.label) as label,
         m.label is not null as is_mapped,
-        m.base_label,
-        m.suffix,
-        m.takes_members,
-        m.ud_default,
-        m.ud_at_root,
-        m.ud_if_article,
-        m.ud_if_adj,
-        m.ud_if_verb_fin_inf,
-        m.ud_if_verb,
-        m.ud_if_adverb,
-        m.ud_if_nominal,
-        m.note,
+        -- the seed's own columns, in its order (base_label ... note)
+        m.* exclude (label),
         coalesce(c.n_tokens, 0) as n_tokens,
         {% for p in agdt_projects -%}
             coalesce(c.n_{{ p }}, 0) as n_{{ p }},

@@ -7,6 +7,17 @@
     punctuation); tokens are re-indexed 1..n. Every change is a code in `repair`. See
     int_tree_tokens.sql and int_native_tree_tokens.sql for the grain and columns. -#}
 with
+{%- if keep_punct %}
+
+blank_forms as (
+    -- the few word tokens without a visible form (a join to this small set, not to all tokens)
+    select
+        sentence_uid,
+        token_pos
+    from {{ ref('int_tokens') }}
+    where is_word and nullif(trim(form), '') is null
+),
+{%- endif %}
 
 links as materialized (
     {%- if keep_punct %}
@@ -19,14 +30,14 @@ links as materialized (
             case
                 when l.removed_kind in ('split_piece', 'no_letter') then null
                 when l.removed_kind <> 'punct' then l.removed_kind
-                when nullif(trim(k.form), '') is null then 'placeholder'
+                when b.token_pos is not null then 'placeholder'
             end as removed_kind,
             l.native_parent as parent,
             cast(null as varchar) as merge_repair
         ),
-        coalesce(l.removed_kind = 'punct' and nullif(trim(k.form), '') is not null, false) as is_punct_token
+        coalesce(l.removed_kind = 'punct' and b.token_pos is null, false) as is_punct_token
     from {{ ref('int_tree_links') }} as l
-    inner join {{ ref('int_tokens') }} as k on l.sentence_uid = k.sentence_uid and l.token_pos = k.token_pos
+    left join blank_forms as b on l.sentence_uid = b.sentence_uid and l.token_pos = b.token_pos
     {%- else %}
     select
         *,
