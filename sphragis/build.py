@@ -18,6 +18,7 @@ import json
 import os
 import shutil
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -131,11 +132,16 @@ def ingest_into(con: duckdb.DuckDBPyConnection, settings: config.Settings, out: 
         yield from it
         parsed_at.append(time.perf_counter())
 
-    with _progress(out) as prog:
+    # The workers write their rows as Parquet beside the database being built (a killed build's
+    # leftovers then match <warehouse>.building-* and go with remove_stale_builds).
+    db = con.execute("select path from duckdb_databases() where database_name = current_database()").fetchone()[0]
+    where = {"dir": Path(db).parent, "prefix": Path(db).name + ".ingest-"} if db else {"prefix": "sphragis-ingest-"}
+    with _progress(out) as prog, tempfile.TemporaryDirectory(**where) as spill_to:
         task = prog.add_task("parse and load treebank files", total=len(files))
-        parsed = ingest_load.iter_parsed(files, workers=workers, progress=lambda: prog.advance(task))
+        parsed = ingest_load.iter_parsed(files, workers=workers, progress=lambda: prog.advance(task),
+                                         spill_to=Path(spill_to))
         # The loader inserts each batch while the pool parses the next files.
-        summary.ingest = ingest_load.load(con, files, stream(parsed))
+        summary.ingest = ingest_load.load(con, files, stream(parsed), spill_to=Path(spill_to))
     summary.rejects = con.execute(
         "select path, line, reason from ingest_rejects order by file_id, line nulls first limit 20").fetchall()
     t1 = time.perf_counter()
