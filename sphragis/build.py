@@ -140,12 +140,12 @@ def ingest_into(con: duckdb.DuckDBPyConnection, settings: config.Settings, out: 
         task = prog.add_task("parse and load treebank files", total=len(files))
         parsed = ingest_load.iter_parsed(files, workers=workers, progress=lambda: prog.advance(task),
                                          spill_to=Path(spill_to))
-        # The loader inserts each batch while the pool parses the next files.
+        # The workers spill Parquet while they parse; the loader inserts it all once parsing ends.
         summary.ingest = ingest_load.load(con, files, stream(parsed), spill_to=Path(spill_to))
     summary.rejects = con.execute(
         "select path, line, reason from ingest_rejects order by file_id, line nulls first limit 20").fetchall()
     t1 = time.perf_counter()
-    # parse: until the last file was parsed (loading overlaps it); load: the rest of the loading.
+    # parse: until the last file was parsed; load: the inserts into the raw tables after that.
     summary.timings["parse"] = (parsed_at[0] if parsed_at else t1) - t0
     summary.timings["load"] = t1 - (parsed_at[0] if parsed_at else t1)
 
