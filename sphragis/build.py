@@ -158,13 +158,13 @@ def manifest_path(warehouse: Path) -> Path:
 
 def ingest_fingerprint(files) -> str:
     """Content hash of the raw layer a build would ingest: sha256 over every source file's (snapshot,
-    path, sha256 of its bytes) and over the ingest code (``ingest/*.py``, ``sql/ddl/raw.sql``) and
-    the pin list. Equal fingerprints mean equal raw tables (ingest is deterministic, SPEC §9)."""
+    path, sha256 of its bytes) and over the ingest code (``ingest/*.py``, ``sql/ddl/raw.sql``, the
+    loader's named queries ``sql/queries/ingest_*.sql``) and the pin list. Equal fingerprints mean equal raw tables (ingest is deterministic, SPEC §9)."""
     from .ingest import load as ingest_load
 
     h = hashlib.sha256()
-    code = sorted(Path(ingest_load.__file__).parent.glob("*.py")) + [config.SQL_DIR / "ddl" / "raw.sql",
-                                                                      config.SOURCES_FILE]
+    code = (sorted(Path(ingest_load.__file__).parent.glob("*.py")) + [config.SQL_DIR / "ddl" / "raw.sql"]
+            + sorted((config.SQL_DIR / "queries").glob("ingest_*.sql")) + [config.SOURCES_FILE])
     for p in code:
         h.update(p.name.encode() + b"\0" + p.read_bytes())
     for f in files:
