@@ -1,16 +1,19 @@
 """Raw-layer loader (SPEC §2): parse every treebank file in parallel and fill the raw tables.
 
 Files are discovered from the pin list's ``treebank_files`` globs under each unpacked snapshot,
-parsed in a process pool (one task per file, each returned as Arrow tables), and written to
-``raw_files``, ``raw_sentences``, ``raw_tokens`` and ``ingest_rejects`` (DDL in
-``sql/ddl/raw.sql``). Parsing and loading overlap: :func:`iter_parsed` yields the files in order as
-the pool finishes them and :func:`load` inserts them in batches meanwhile. Ids are assigned in
-(snapshot, path) order, so two ingests of the same sources give identical tables.
+parsed in a process pool (one task per file), and written to ``raw_files``, ``raw_sentences``,
+``raw_tokens`` and ``ingest_rejects`` (DDL in ``sql/ddl/raw.sql``). Each worker turns its file into
+Arrow and writes the rows as Parquet (:func:`spill`); once every file is parsed, the loader fills
+``raw_sentences`` and ``raw_tokens`` with one ``read_parquet`` insert each, which DuckDB runs in
+parallel. Ids are assigned in (snapshot, path) order, so two ingests of the same sources give
+identical tables, rows in the same order.
 
-Where the time goes (SPEC §13; py-spy over a one-process ingest of the real sources): the DuckDB
-inserts about a third (string compression of the raw columns and the ``attrs`` maps), reading the
-XML (libxml2 and one ``items()`` call per word) about a third, converting the attribute items to
-Arrow about a quarter, freeing the parsed objects the rest.
+Where the time goes (SPEC §13; real sources, CPU seconds): the XML parse (libxml2 and one
+``keys()``/``values()`` call per word) about half, the Arrow conversion and Parquet writing in
+the workers about a fifth, DuckDB's insert the rest. DuckDB converts an Arrow MAP column about
+three times slower than it reads the same column from Parquet (``raw_tokens.attrs``: 11.6 s
+against 3.7 s), hence the Parquet hand-over; the insert is one statement because each further
+insert statement re-compresses row groups (eight batches: +45 % CPU).
 """
 
 from __future__ import annotations
@@ -18,6 +21,9 @@ from __future__ import annotations
 import fnmatch
 import gc
 import os
+import tempfile
+import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -27,8 +33,10 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from sphragis.config import DDL_DIR
+from sphragis.queries import query
 
 from .parsers import ParsedFile, XmlWords, parse_agdt_xml, parse_conllu
 
@@ -125,8 +133,12 @@ def _xml_token_arrays(words: XmlWords) -> dict[str, pa.Array]:
         "line": pa.array(words.line, pa.int32()),
     }
     owner = np.repeat(np.arange(n, dtype=np.int64), np.diff(offsets))  # entry → word index
+    # attribute names as small integers (a file has a few dozen distinct names), compared in numpy
+    names = keys.dictionary_encode()
+    codes = names.indices.to_numpy()
+    code_of = {name: i for i, name in enumerate(names.dictionary.to_pylist())}
     for col, attr in XmlWords.ATTRIBUTE_COLUMNS:
-        hits = np.flatnonzero(pc.equal(keys, attr).to_numpy(zero_copy_only=False))
+        hits = np.flatnonzero(codes == code_of.get(attr, -1))
         take = np.full(n, -1, dtype=np.int64)
         take[owner[hits]] = hits
         cols[col] = values.take(pa.array(take, mask=take < 0))
@@ -138,16 +150,26 @@ def _xml_token_arrays(words: XmlWords) -> dict[str, pa.Array]:
 
 @dataclass
 class ArrowFile:
-    """One parsed file as Arrow tables (what a pool worker sends back: cheap to pickle)."""
+    """One parsed file as Arrow tables (what a pool worker sends back: cheap to pickle).
+
+    ``sentences`` and ``tokens`` are in memory, or (when the pool was given a spill folder) written
+    by the worker to the Parquet files ``sentences_path`` and ``tokens_path`` and None here: DuckDB
+    reads Parquet MAP columns several times faster than it converts Arrow maps (SPEC §13; the
+    ``attrs`` maps were most of the loader's time), and the workers write them in parallel.
+    """
 
     sha256: str
     bytes: int
     n_sentences_expected: int
     root_attrs: dict | None
     preamble: list[str]
-    sentences: pa.Table   # _SENTENCE_SCHEMA minus sentence_uid/file_id
-    tokens: pa.Table      # _TOKEN_SCHEMA with sentence_pos instead of sentence_uid
+    sentences: pa.Table | None   # _SENTENCE_SCHEMA minus sentence_uid/file_id
+    tokens: pa.Table | None      # _TOKEN_SCHEMA with sentence_pos instead of sentence_uid
     rejects: dict
+    n_sentences: int = 0
+    n_tokens: int = 0
+    sentences_path: str | None = None
+    tokens_path: str | None = None
 
 
 def to_arrow(pf: ParsedFile) -> ArrowFile:
@@ -164,40 +186,90 @@ def to_arrow(pf: ParsedFile) -> ArrowFile:
         t["attrs"] = _map_array(t["attrs"])
     tokens = pa.Table.from_pydict({f.name: t[f.name] for f in tok_schema}, schema=tok_schema)
     return ArrowFile(pf.sha256, pf.bytes, pf.n_sentences_expected, pf.root_attrs, pf.preamble,
-                     sentences, tokens, pf.rejects)
+                     sentences, tokens, pf.rejects, sentences.num_rows, tokens.num_rows)
 
 
-def _parse(task: tuple[str, str]) -> ArrowFile:
-    """Pool task: parse one file and convert it to Arrow.
+def spill(af: ArrowFile, folder: Path, file_id: int, name: str) -> ArrowFile:
+    """Write ``af``'s rows to Parquet in ``folder`` in the form :func:`load` inserts, and drop them
+    from memory. Both tables get ``file_id``; ``sentence_uid`` holds the 0-based position of the
+    row's sentence among the file's ingested sentences (the loader adds the file's first uid).
+
+    Raises:
+        ValueError: a token whose sentence was not ingested (names the file ``name``).
+    """
+    n = af.sentences.num_rows
+    k = pa.array(np.arange(n, dtype=np.int64))
+    sentences = (af.sentences.append_column("sentence_uid", k)
+                 .append_column("file_id", pa.array(np.full(n, file_id, dtype=np.int32)))
+                 .select(_SENTENCE_SCHEMA.names))
+    # A token's sentence is the k-th ingested sentence of the file (k from 0).
+    # sentence_pos has gaps where sentences were rejected, so it is looked up, not offset.
+    tk = pc.index_in(af.tokens.column("sentence_pos"), value_set=af.sentences.column("sentence_pos"))
+    if tk.null_count:
+        raise ValueError(f"load: {name}: tokens of a sentence that was not ingested")
+    tokens = (af.tokens.append_column("sentence_uid", pc.cast(tk, pa.int64()))
+              .append_column("file_id", pa.array(np.full(af.tokens.num_rows, file_id, dtype=np.int32)))
+              .select(_TOKEN_SCHEMA.names + ["file_id"]))
+    af.sentences_path = str(folder / f"{file_id:06d}.sentences.parquet")
+    af.tokens_path = str(folder / f"{file_id:06d}.tokens.parquet")
+    pq.write_table(sentences, af.sentences_path, **_PARQUET_OPTIONS)
+    pq.write_table(tokens, af.tokens_path, **_PARQUET_OPTIONS)
+    af.sentences = af.tokens = None
+    return af
+
+
+#: Spilled files are read once, right away: no compression, no statistics (measured on the real
+#: tokens: write 1.7 → 1.1 s CPU, DuckDB's read unchanged; 143 MB on disk at most).
+_PARQUET_OPTIONS = {"compression": "none", "write_statistics": False}
+
+
+def _parse(task: tuple[str, str, int, str | None]) -> ArrowFile:
+    """Pool task: parse one file and convert it to Arrow (and :func:`spill` it, given a folder).
 
     The cyclic garbage collector is paused meanwhile: a parse allocates millions of small
     acyclic containers (attribute tuples and lists), and the collector's repeated scans of them
     cost about a quarter of the parse time (profiled, SPEC §13); it is re-enabled afterwards.
     """
-    fmt, abspath = task
+    fmt, abspath, file_id, folder = task
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return to_arrow(PARSERS[fmt](Path(abspath)))
+        af = to_arrow(PARSERS[fmt](Path(abspath)))
+        return spill(af, Path(folder), file_id, abspath) if folder else af
     finally:
         if was_enabled:
             gc.enable()
 
 
-def iter_parsed(files: list[SourceFile], *, workers: int | None = None, progress=None) -> Iterator[ArrowFile]:
+def _exit_with_parent(parent: int) -> None:
+    """Pool-worker initializer: exit as soon as the parent process is gone (a killed build must
+    not leave its workers parsing; checked twice a second by a daemon thread)."""
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+
+
+def iter_parsed(files: list[SourceFile], *, workers: int | None = None, progress=None,
+                spill_to: Path | None = None) -> Iterator[ArrowFile]:
     """Parse ``files`` in a process pool, yielding each result in the order of ``files``.
 
     Results stream out as soon as the file and all files before it are parsed, so a consumer
     (:func:`load`) inserts into DuckDB while the pool is still parsing (SPEC §13). Files are
     submitted in order; no single file is more than ~2% of the corpus, so the workers stay busy
-    to the end.
+    to the end. Workers exit when the parent dies.
 
     Args:
         files: from :func:`discover`.
         workers: pool size (default: ``os.cpu_count()``); 1 parses in-process.
         progress: optional callable invoked once per finished file (for progress bars).
+        spill_to: folder where each worker writes its file's rows as Parquet (:func:`spill`;
+            the results then carry paths, not tables); None keeps them in memory.
     """
-    tasks = [(f.snapshot["format"], str(f.abspath)) for f in files]
+    folder = str(spill_to) if spill_to is not None else None
+    tasks = [(f.snapshot["format"], str(f.abspath), i, folder) for i, f in enumerate(files, start=1)]
     workers = workers or os.cpu_count() or 1
     if workers == 1 or len(tasks) <= 1:
         for t in tasks:
@@ -205,7 +277,8 @@ def iter_parsed(files: list[SourceFile], *, workers: int | None = None, progress
             if progress:
                 progress()
         return
-    with ProcessPoolExecutor(max_workers=min(workers, len(tasks))) as pool:
+    with ProcessPoolExecutor(max_workers=min(workers, len(tasks)), initializer=_exit_with_parent,
+                             initargs=(os.getpid(),)) as pool:
         for pf in pool.map(_parse, tasks, chunksize=1):
             yield pf
             if progress:
@@ -223,19 +296,22 @@ def parse_all(files: list[SourceFile], *, workers: int | None = None, progress=N
     return list(iter_parsed(files, workers=workers, progress=progress))
 
 
-#: Parsed rows are inserted into DuckDB in batches of at least this many tokens (about two
-#: DuckDB row groups), so the loader does few large appends while the pool keeps parsing.
-INSERT_BATCH_TOKENS = 250_000
-
-
-def load(con: duckdb.DuckDBPyConnection, files: list[SourceFile], parsed: Iterable[ArrowFile]) -> dict:
+def load(con: duckdb.DuckDBPyConnection, files: list[SourceFile], parsed: Iterable[ArrowFile], *,
+         spill_to: Path | None = None) -> dict:
     """Create the raw tables (``sql/ddl/raw.sql``) and insert the parsed files.
+
+    Rows go through Parquet (:func:`spill`): once every file is parsed, each table is filled by
+    one statement over all the files (named queries ``ingest_raw_sentences`` and
+    ``ingest_raw_tokens``), which keeps the rows in file order.
 
     Args:
         con: the warehouse being built.
         files: from :func:`discover`.
         parsed: one :class:`ArrowFile` per entry of ``files``, in the same order: a list, or
             the stream of :func:`iter_parsed` (rows are then inserted while later files parse).
+            Results already spilled (``iter_parsed(..., spill_to=...)``) are read where they are;
+            in-memory ones are spilled here first.
+        spill_to: folder for in-memory results' Parquet files (default: a temporary folder).
 
     Returns:
         A summary dict: per project ``files``, ``sentences``, ``tokens``, ``rejects``.
@@ -244,67 +320,56 @@ def load(con: duckdb.DuckDBPyConnection, files: list[SourceFile], parsed: Iterab
     file_rows = {k: [] for k in (
         "file_id", "snapshot", "project", "treebank_source", "commit", "upstream", "license", "path", "format",
         "sha256", "bytes", "n_sentences_expected", "n_sentences_ingested", "n_tokens_ingested", "root_attrs", "preamble")}
-    sent_tables, tok_tables = [], []
-    pending_tokens = 0
+    spilled: list[ArrowFile] = []
+    first_uids: list[int] = []  # per file, the sentence_uid of its first sentence
     rej = {k: [] for k in ("file_id", "path", "line", "sentence_pos", "upstream_sentence_id", "reason")}
+    own_folder = tempfile.TemporaryDirectory(prefix="sphragis-ingest-") if spill_to is None else None
+    folder = Path(own_folder.name) if own_folder else spill_to
 
     def insert(name: str, tbl: pa.Table) -> None:
         con.register("_arrow_in", tbl)
         con.execute(f"insert into {name} by name select * from _arrow_in")
         con.unregister("_arrow_in")
 
-    def flush() -> None:
-        nonlocal pending_tokens
-        if sent_tables:
-            insert("raw_sentences", pa.concat_tables(sent_tables))
-        if tok_tables:
-            insert("raw_tokens", pa.concat_tables(tok_tables))
-        sent_tables.clear()
-        tok_tables.clear()
-        pending_tokens = 0
-
     next_uid = 1
     n_parsed = 0
-    for file_id, pf in enumerate(parsed, start=1):  # drive the stream to its end (not zip)
-        n_parsed = file_id
-        if file_id > len(files):
-            raise ValueError(f"load: {len(files)} files but more parse results")
-        sf = files[file_id - 1]
-        snap = sf.snapshot
-        for k, v in (("file_id", file_id), ("snapshot", snap["name"]), ("project", snap["project"]),
-                     ("treebank_source", snap["treebank_source"]), ("commit", snap["commit"]),
-                     ("upstream", snap["upstream"]), ("license", snap["license"]), ("path", sf.path),
-                     ("format", snap["format"]), ("sha256", pf.sha256), ("bytes", pf.bytes),
-                     ("n_sentences_expected", pf.n_sentences_expected), ("n_sentences_ingested", pf.sentences.num_rows),
-                     ("n_tokens_ingested", pf.tokens.num_rows), ("root_attrs", pf.root_attrs),
-                     ("preamble", pf.preamble or None)):
-            file_rows[k].append(v)
-        # sentence_uid: global and sequential in (file_id, sentence_pos) order.
-        n = pf.sentences.num_rows
-        first_uid = next_uid
-        next_uid += n
-        sent_tables.append(pf.sentences
-                           .append_column("sentence_uid", pa.array(range(first_uid, first_uid + n), pa.int64()))
-                           .append_column("file_id", pa.array([file_id] * n, pa.int32()))
-                           .select(_SENTENCE_SCHEMA.names))
-        # A token's sentence is the k-th ingested sentence of the file (k from 0), uid first_uid + k.
-        # sentence_pos has gaps where sentences were rejected, so it is looked up, not offset.
-        k = pc.index_in(pf.tokens.column("sentence_pos"), value_set=pf.sentences.column("sentence_pos"))
-        if k.null_count:
-            raise ValueError(f"load: {sf.path}: tokens of a sentence that was not ingested")
-        uid = pc.add(pc.cast(k, pa.int64()), first_uid)
-        tok_tables.append(pf.tokens.append_column("sentence_uid", uid).select(_TOKEN_SCHEMA.names))
-        pending_tokens += pf.tokens.num_rows
-        n_rej = len(pf.rejects["reason"])
-        rej["file_id"].extend([file_id] * n_rej)
-        rej["path"].extend([sf.path] * n_rej)
-        for k in ("line", "sentence_pos", "upstream_sentence_id", "reason"):
-            rej[k].extend(pf.rejects[k])
-        if pending_tokens >= INSERT_BATCH_TOKENS:
-            flush()
-    if n_parsed != len(files):
-        raise ValueError(f"load: {len(files)} files but {n_parsed} parse results")
-    flush()
+    try:
+        for file_id, pf in enumerate(parsed, start=1):  # drive the stream to its end (not zip)
+            n_parsed = file_id
+            if file_id > len(files):
+                raise ValueError(f"load: {len(files)} files but more parse results")
+            sf = files[file_id - 1]
+            if pf.tokens_path is None:
+                spill(pf, folder, file_id, sf.path)
+            snap = sf.snapshot
+            for k, v in (("file_id", file_id), ("snapshot", snap["name"]), ("project", snap["project"]),
+                         ("treebank_source", snap["treebank_source"]), ("commit", snap["commit"]),
+                         ("upstream", snap["upstream"]), ("license", snap["license"]), ("path", sf.path),
+                         ("format", snap["format"]), ("sha256", pf.sha256), ("bytes", pf.bytes),
+                         ("n_sentences_expected", pf.n_sentences_expected), ("n_sentences_ingested", pf.n_sentences),
+                         ("n_tokens_ingested", pf.n_tokens), ("root_attrs", pf.root_attrs),
+                         ("preamble", pf.preamble or None)):
+                file_rows[k].append(v)
+            # sentence_uid: global and sequential in (file_id, sentence_pos) order.
+            spilled.append(pf)
+            first_uids.append(next_uid)
+            next_uid += pf.n_sentences
+            n_rej = len(pf.rejects["reason"])
+            rej["file_id"].extend([file_id] * n_rej)
+            rej["path"].extend([sf.path] * n_rej)
+            for k in ("line", "sentence_pos", "upstream_sentence_id", "reason"):
+                rej[k].extend(pf.rejects[k])
+        if n_parsed != len(files):
+            raise ValueError(f"load: {len(files)} files but {n_parsed} parse results")
+        if spilled:
+            # One statement per table: DuckDB inserts it in parallel and compresses each row
+            # group once (eight batch inserts of the real sources cost 45% more CPU, SPEC §13).
+            params = {"first_uids": first_uids}
+            con.execute(query("ingest_raw_sentences"), {**params, "paths": [af.sentences_path for af in spilled]})
+            con.execute(query("ingest_raw_tokens"), {**params, "paths": [af.tokens_path for af in spilled]})
+    finally:
+        if own_folder:
+            own_folder.cleanup()
     file_rows["root_attrs"] = _map_array(file_rows["root_attrs"])
     files_tbl = pa.Table.from_pydict(file_rows, schema=pa.schema([
         ("file_id", pa.int32()), ("snapshot", pa.string()), ("project", pa.string()), ("treebank_source", pa.string()),

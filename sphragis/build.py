@@ -18,6 +18,7 @@ import json
 import os
 import shutil
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -131,15 +132,20 @@ def ingest_into(con: duckdb.DuckDBPyConnection, settings: config.Settings, out: 
         yield from it
         parsed_at.append(time.perf_counter())
 
-    with _progress(out) as prog:
+    # The workers write their rows as Parquet beside the database being built (a killed build's
+    # leftovers then match <warehouse>.building-* and go with remove_stale_builds).
+    db = con.execute("select path from duckdb_databases() where database_name = current_database()").fetchone()[0]
+    where = {"dir": Path(db).parent, "prefix": Path(db).name + ".ingest-"} if db else {"prefix": "sphragis-ingest-"}
+    with _progress(out) as prog, tempfile.TemporaryDirectory(**where) as spill_to:
         task = prog.add_task("parse and load treebank files", total=len(files))
-        parsed = ingest_load.iter_parsed(files, workers=workers, progress=lambda: prog.advance(task))
-        # The loader inserts each batch while the pool parses the next files.
-        summary.ingest = ingest_load.load(con, files, stream(parsed))
+        parsed = ingest_load.iter_parsed(files, workers=workers, progress=lambda: prog.advance(task),
+                                         spill_to=Path(spill_to))
+        # The workers spill Parquet while they parse; the loader inserts it all once parsing ends.
+        summary.ingest = ingest_load.load(con, files, stream(parsed), spill_to=Path(spill_to))
     summary.rejects = con.execute(
         "select path, line, reason from ingest_rejects order by file_id, line nulls first limit 20").fetchall()
     t1 = time.perf_counter()
-    # parse: until the last file was parsed (loading overlaps it); load: the rest of the loading.
+    # parse: until the last file was parsed; load: the inserts into the raw tables after that.
     summary.timings["parse"] = (parsed_at[0] if parsed_at else t1) - t0
     summary.timings["load"] = t1 - (parsed_at[0] if parsed_at else t1)
 
@@ -152,13 +158,13 @@ def manifest_path(warehouse: Path) -> Path:
 
 def ingest_fingerprint(files) -> str:
     """Content hash of the raw layer a build would ingest: sha256 over every source file's (snapshot,
-    path, sha256 of its bytes) and over the ingest code (``ingest/*.py``, ``sql/ddl/raw.sql``) and
-    the pin list. Equal fingerprints mean equal raw tables (ingest is deterministic, SPEC §9)."""
+    path, sha256 of its bytes) and over the ingest code (``ingest/*.py``, ``sql/ddl/raw.sql``, the
+    loader's named queries ``sql/queries/ingest_*.sql``) and the pin list. Equal fingerprints mean equal raw tables (ingest is deterministic, SPEC §9)."""
     from .ingest import load as ingest_load
 
     h = hashlib.sha256()
-    code = sorted(Path(ingest_load.__file__).parent.glob("*.py")) + [config.SQL_DIR / "ddl" / "raw.sql",
-                                                                      config.SOURCES_FILE]
+    code = (sorted(Path(ingest_load.__file__).parent.glob("*.py")) + [config.SQL_DIR / "ddl" / "raw.sql"]
+            + sorted((config.SQL_DIR / "queries").glob("ingest_*.sql")) + [config.SOURCES_FILE])
     for p in code:
         h.update(p.name.encode() + b"\0" + p.read_bytes())
     for f in files:

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import re
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import duckdb
@@ -167,3 +172,79 @@ def test_load_is_deterministic_and_keeps_rejects(tmp_path):
         assert rej[0][0] == "broken.xml" and rej[0][2] is None and "XML syntax error at line 1" in rej[0][3]
         assert rej[1][:3] == ("broken.xml", 1, 2)
     assert dumps[0] == dumps[1]
+
+
+def _fixture_files(tmp_path):
+    """The XML and CoNLL-U fixtures as two snapshots (one per format), discovered like the build does."""
+    snaps = []
+    for name, fmt, project, glob in (("x", "agdt_xml", "gorman", "*.xml"), ("c", "conllu", "ud_perseus", "*.conllu")):
+        (tmp_path / name).mkdir()
+        for p in SRC.glob(glob):
+            (tmp_path / name / p.name).write_bytes(p.read_bytes())
+        snaps.append({"name": name, "project": project, "treebank_source": project, "commit": "0" * 40,
+                      "upstream": "u", "license": "CC BY-SA 4.0", "format": fmt, "treebank_files": [glob], "exclude": []})
+    return load.discover({s["name"]: tmp_path / s["name"] for s in snaps}, snaps)
+
+
+def test_pool_spilled_parquet_loads_like_in_process_parse(tmp_path):
+    """The build's path (2 pool workers spilling Parquet) fills the raw tables exactly like an
+    in-process parse, rows in the same physical order, uids sequential across files."""
+    files = _fixture_files(tmp_path)
+    spill = tmp_path / "spill"
+    spill.mkdir()
+    dumps = []
+    for parsed, kw in ((load.parse_all(files, workers=1), {}),
+                       (load.iter_parsed(files, workers=2, spill_to=spill), {"spill_to": spill})):
+        con = duckdb.connect()
+        load.load(con, files, parsed, **kw)
+        dumps.append([con.execute(f"select rowid, * from {t} order by rowid").fetchall()
+                      for t in ("raw_files", "raw_sentences", "raw_tokens")])
+    assert dumps[0] == dumps[1]
+    con.execute("attach ':memory:' as unused")  # the connection stays usable
+    tok = con.execute("""
+        select t.form, t.xpos, t.line, t.attrs['lemma'], s.sentence_uid
+        from raw_tokens t join raw_sentences s using (sentence_uid) join raw_files f using (file_id)
+        where f.path = 'agdt_tlg0003.tlg001.perseus-grc1.1.tb.xml' and s.sentence_pos = 1 and t.token_pos = 1""").fetchone()
+    assert tok[:4] == ("Θουκυδίδης", "n-s---mn-", 58, "Θουκυδίδης")
+    uids = [r[0] for r in con.execute("select sentence_uid from raw_sentences order by rowid").fetchall()]
+    assert uids == list(range(1, len(uids) + 1)) and len({f.path for f in files}) == 8
+
+
+def test_pool_workers_exit_when_the_build_is_killed(tmp_path):
+    """A build killed outright (SIGKILL) must not leave its parse workers behind."""
+    files = _fixture_files(tmp_path)
+    script = tmp_path / "killme.py"
+    script.write_text(
+        "import multiprocessing, sys, time\n"
+        "from pathlib import Path\n"
+        "from sphragis.ingest import load\n"
+        "snaps = [{'name': n, 'project': 'p', 'treebank_source': 't', 'commit': '0', 'upstream': 'u', 'license': 'l',\n"
+        "          'format': f, 'treebank_files': [g], 'exclude': []} for n, f, g in\n"
+        "         (('x', 'agdt_xml', '*.xml'), ('c', 'conllu', '*.conllu'))]\n"
+        "files = load.discover({s['name']: Path(sys.argv[1]) / s['name'] for s in snaps}, snaps) * 500\n"
+        "it = load.iter_parsed(files, workers=2)\n"
+        "next(it)\n"
+        "print(' '.join(str(p.pid) for p in multiprocessing.active_children()), flush=True)\n"
+        "time.sleep(120)\n", encoding="utf-8")
+    proc = subprocess.Popen([sys.executable, str(script), str(tmp_path)], stdout=subprocess.PIPE, text=True)
+    try:
+        pids = [int(p) for p in proc.stdout.readline().split()]
+        assert len(pids) == 2 and files
+    finally:
+        proc.kill()
+        proc.wait()
+
+    def alive(pid: int) -> bool:
+        try:
+            state = Path(f"/proc/{pid}/status").read_text()
+        except FileNotFoundError:
+            return False
+        return "\nState:\tZ" not in state  # a zombie has exited (waiting to be reaped)
+
+    deadline = time.monotonic() + 10
+    while any(alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    left = [p for p in pids if alive(p)]
+    for p in left:
+        os.kill(p, signal.SIGKILL)
+    assert not left, f"workers {left} outlived the killed parent"
