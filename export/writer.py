@@ -50,6 +50,7 @@ from sphragis import config
 from sphragis.benchmark import CONFIGS, SPLITS
 from sphragis.build import build_lock, remove_stale_builds
 from sphragis.files import replace_dir
+from sphragis.workers import exit_with_parent
 
 from .conllu_units import (
     DEPREL_INVENTORY,
@@ -376,7 +377,7 @@ class UnitValidation:
             methods = multiprocessing.get_all_start_methods()
             context = multiprocessing.get_context("fork" if "fork" in methods else None)
             self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=context,
-                                             initializer=_exit_with_parent, initargs=(os.getpid(),))
+                                             initializer=exit_with_parent, initargs=(os.getpid(),))
             self._pool.submit(int).result()  # forks every worker now
 
     def submit(self, units: pa.Table) -> UnitValidation:
@@ -441,19 +442,6 @@ def _loader_task(rendered: pa.StringArray) -> tuple[str, list[int]]:
     newlines = np.cumsum(pc.count_substring(rendered, "\n").to_numpy(zero_copy_only=False), dtype=np.int64)
     starts = np.concatenate([[0], newlines[:-1]]) + 1
     return pc.binary_join(_list(pa.array([0, len(rendered)], pa.int32()), rendered), "")[0].as_py(), starts.tolist()
-
-
-def _exit_with_parent(parent: int) -> None:
-    """Loader-worker initializer: end the worker when the exporter is gone (killed outright, it
-    cannot shut its pool down; an orphaned worker would wait for work forever)."""
-    import threading
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(0.2)
-        os._exit(1)
-
-    threading.Thread(target=watch, daemon=True).start()
 
 
 def validate_units_table(units: pa.Table, batch: int = VALIDATION_BATCH, workers: int | None = None) -> int:

@@ -22,8 +22,6 @@ import fnmatch
 import gc
 import os
 import tempfile
-import threading
-import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -37,6 +35,7 @@ import pyarrow.parquet as pq
 
 from sphragis.config import DDL_DIR
 from sphragis.queries import query
+from sphragis.workers import exit_with_parent
 
 from .parsers import ParsedFile, XmlWords, parse_agdt_xml, parse_conllu
 
@@ -241,17 +240,6 @@ def _parse(task: tuple[str, str, int, str | None]) -> ArrowFile:
             gc.enable()
 
 
-def _exit_with_parent(parent: int) -> None:
-    """Pool-worker initializer: exit as soon as the parent process is gone (a killed build must
-    not leave its workers parsing; checked twice a second by a daemon thread)."""
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(0.5)
-        os._exit(1)
-
-    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
-
-
 def iter_parsed(files: list[SourceFile], *, workers: int | None = None, progress=None,
                 spill_to: Path | None = None) -> Iterator[ArrowFile]:
     """Parse ``files`` in a process pool, yielding each result in the order of ``files``.
@@ -277,7 +265,7 @@ def iter_parsed(files: list[SourceFile], *, workers: int | None = None, progress
             if progress:
                 progress()
         return
-    with ProcessPoolExecutor(max_workers=min(workers, len(tasks)), initializer=_exit_with_parent,
+    with ProcessPoolExecutor(max_workers=min(workers, len(tasks)), initializer=exit_with_parent,
                              initargs=(os.getpid(),)) as pool:
         for pf in pool.map(_parse, tasks, chunksize=1):
             yield pf
