@@ -83,15 +83,48 @@ def size_category(n: int) -> str:
     return "n>1T"
 
 
-def header(configs: dict[str, dict[str, dict]]) -> dict:
+def _uncompressed_bytes(out: Path | None, cfg: str, split: str) -> int:
+    """A split's uncompressed size in bytes as its Parquet footer records it (the row groups'
+    ``total_byte_size``; 0 without ``out``): the ``num_bytes`` of the card's ``dataset_info``."""
+    if out is None:
+        return 0
+    meta = pq.read_metadata(_parquet(out, cfg, split))
+    return sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+
+
+def header(configs: dict[str, dict[str, dict]], out: Path | None = None) -> dict:
     """The card's YAML metadata: :data:`CARD_METADATA`, ``size_categories`` from the ``sentence_1``
-    rows, and the ``configs`` list that ``datasets.load_dataset`` reads (data/<config>/<split>-*.parquet)."""
+    rows, the ``configs`` list that ``datasets.load_dataset`` reads (data/<config>/<split>-*.parquet)
+    and, per configuration, ``dataset_info``: ``splits`` with their ``num_examples`` and
+    ``num_bytes`` (:func:`_uncompressed_bytes`), and ``download_size``, the bytes of its Parquet files
+    in ``out`` (left out when ``out`` is None).
+
+    ``dataset_info`` keys ``datasets``' cache: a local folder's cache entry is named by a hash of
+    the card's ``configs`` and ``dataset_info`` only (datasets 5.2, ``load.py``), so without it a
+    re-export whose rows changed would be served the previous export's rows from
+    ``~/.cache/huggingface/datasets``. ``load_dataset`` also checks each split's ``num_examples``.
+
+    Args:
+        configs: {config: {split: {"rows": n, ...}}} (``metadata/dataset_variants.json``).
+        out: the export directory holding ``data/``; None leaves ``download_size`` out.
+    """
     n = sum(configs.get("sentence_1", {}).get(s, {}).get("rows", 0) for s in SPLITS)
     meta = dict(CARD_METADATA)
     meta["size_categories"] = [size_category(n)]
     meta["configs"] = [
         {"config_name": cfg, "data_files": [{"split": s, "path": f"data/{cfg}/{s}-*.parquet"} for s in SPLITS]}
         for cfg in CONFIGS]
+    infos = []
+    for cfg in CONFIGS:
+        if cfg not in configs:
+            continue
+        splits = [{"name": s, "num_bytes": _uncompressed_bytes(out, cfg, s), "num_examples": configs[cfg][s]["rows"]}
+                  for s in SPLITS]
+        info = {"config_name": cfg, "splits": splits}
+        if out is not None:
+            info["download_size"] = sum(_parquet(out, cfg, s).stat().st_size for s in SPLITS)
+        infos.append(info)
+    meta["dataset_info"] = infos
     return meta
 
 
@@ -182,7 +215,7 @@ def context(out: Path) -> dict:
                   for r in recon["rows"] if r["diff_rows"] != 0]
     sources = revisions["snapshots"]
     return {
-        "header_yaml": yaml.safe_dump(header(configs), sort_keys=False, allow_unicode=True, width=100),
+        "header_yaml": yaml.safe_dump(header(configs, out), sort_keys=False, allow_unicode=True, width=100),
         "sources": sources,
         "treebanks": sorted({s["treebank_source"] for s in sources}),
         "profile": report["registry_profile"],

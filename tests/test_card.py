@@ -101,6 +101,53 @@ def test_size_category():
     assert card.size_category(100_000) == "100K<n<1M"
 
 
+def _tiny_export(out, train_rows: int) -> None:
+    """An export-shaped folder: every configuration's splits as one-column Parquet files (train
+    with ``train_rows`` rows, the others 2) and a card whose header is :func:`card.header`'s."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    import yaml
+
+    from sphragis.benchmark import CONFIGS, SPLITS
+
+    rows = {s: (train_rows if s == "train" else 2) for s in SPLITS}
+    for cfg in CONFIGS:
+        for s in SPLITS:
+            path = out / "data" / cfg / f"{s}-00000-of-00001.parquet"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            pq.write_table(pa.table({"id": list(range(rows[s]))}), path)
+    configs = {cfg: {s: {"rows": rows[s]} for s in SPLITS} for cfg in CONFIGS}
+    text = "---\n" + yaml.safe_dump(card.header(configs, out), sort_keys=False) + "---\n# card\n"
+    assert card.validate_card(text) == []
+    (out / "README.md").write_text(text, encoding="utf-8")
+
+
+def test_a_reexport_is_not_served_from_the_datasets_cache(tmp_path, monkeypatch):
+    """datasets names a local folder's cache entry by the card header only: the header's
+    dataset_info (split sizes, Parquet bytes) must change with the rows, or a re-export is served
+    the previous export's rows (found on a fresh clone: sentence_10 train 4,425 rows from the
+    cache for a file of 4,415)."""
+    import pyarrow.parquet as pq
+    from datasets import load_dataset
+
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    out, cache = tmp_path / "sphragis", tmp_path / "hf-cache"
+    _tiny_export(out, 5)
+    first = load_dataset(str(out), "sentence_1", cache_dir=str(cache))
+    assert first.num_rows == {"train": 5, "validation": 2, "test": 2}
+    _tiny_export(out, 7)  # the same folder, re-exported with other rows
+    again = load_dataset(str(out), "sentence_1", cache_dir=str(cache))
+    assert again.num_rows == {"train": 7, "validation": 2, "test": 2}
+    info = card.header({"sentence_1": {"train": {"rows": 7}, "validation": {"rows": 2}, "test": {"rows": 2}}},
+                       out)["dataset_info"][0]
+    files = {s: out / "data" / "sentence_1" / f"{s}-00000-of-00001.parquet" for s in ("train", "validation", "test")}
+    assert info["download_size"] == sum(f.stat().st_size for f in files.values())
+    assert [(x["name"], x["num_examples"]) for x in info["splits"]] == [("train", 7), ("validation", 2), ("test", 2)]
+    assert [x["num_bytes"] for x in info["splits"]] == [pq.read_metadata(f).row_group(0).total_byte_size
+                                                        for f in files.values()]
+
+
 # --------------------------------------------------------------------------- real build
 @pytest.mark.integration
 def test_reconciliation_accounts_for_every_row(real_warehouse):

@@ -25,14 +25,16 @@ def _digest(path):
     return h.hexdigest()
 
 
-def test_load_dataset_offline_all_configs(real_export, monkeypatch):
+def test_load_dataset_offline_all_configs(real_export, monkeypatch, tmp_path):
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     from datasets import load_dataset
 
+    variants = json.loads((real_export / "metadata" / "dataset_variants.json").read_text(encoding="utf-8"))
     for cfg in writer.CONFIGS:
-        ds = load_dataset(str(real_export), cfg)
+        ds = load_dataset(str(real_export), cfg, cache_dir=str(tmp_path / "hf-cache"))
         assert set(ds) == {"train", "validation", "test"}, cfg
+        assert ds.num_rows == {s: variants[cfg]["splits"][s]["rows"] for s in ds}, cfg
         assert tuple(ds["train"].column_names) == writer.columns_of(cfg)
         row = ds["test"][0]
         assert isinstance(row["text"], list) and isinstance(row["conllu"][0][0], list)
