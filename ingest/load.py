@@ -245,7 +245,7 @@ def iter_parsed(files: list[SourceFile], *, workers: int | None = None, progress
     """Parse ``files`` in a process pool, yielding each result in the order of ``files``.
 
     Results stream out as soon as the file and all files before it are parsed, so a consumer
-    (:func:`load`) inserts into DuckDB while the pool is still parsing (SPEC §13). Files are
+    (:func:`load`) records each file while the pool is still parsing (SPEC §13). Files are
     submitted in order; no single file is more than ~2% of the corpus, so the workers stay busy
     to the end. Workers exit when the parent dies.
 
@@ -296,7 +296,8 @@ def load(con: duckdb.DuckDBPyConnection, files: list[SourceFile], parsed: Iterab
         con: the warehouse being built.
         files: from :func:`discover`.
         parsed: one :class:`ArrowFile` per entry of ``files``, in the same order: a list, or
-            the stream of :func:`iter_parsed` (rows are then inserted while later files parse).
+            the stream of :func:`iter_parsed` (each file is recorded as it arrives; the rows are
+            inserted once the stream ends).
             Results already spilled (``iter_parsed(..., spill_to=...)``) are read where they are;
             in-memory ones are spilled here first.
         spill_to: folder for in-memory results' Parquet files (default: a temporary folder).
