@@ -2,13 +2,19 @@
 
 ``real_settings`` / ``real_warehouse`` / ``real_export`` build from the pinned mirror
 ``../shared/sources`` once per test session (into a temporary directory) and skip, with the
-reason, when the mirror is absent.
+reason, when the mirror is absent. The suite runs in two pytest-xdist worker processes
+(``addopts`` in pyproject.toml): the fetch, the build and the export are done once, by the first
+worker that needs them, into a directory both workers share; the other waits on a file lock and
+uses them (the xdist documentation's pattern for session fixtures that must run once).
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
+import pickle
 import tarfile
+from collections.abc import Callable
 from pathlib import Path
 
 import duckdb
@@ -38,6 +44,29 @@ def pinned_source_file(snapshot: str, name_end: str) -> bytes:
         return tar.extractfile(member).read()
 
 
+def _shared_dir(tmp_path_factory) -> Path:
+    """The session's temporary directory, shared by the xdist workers of one run (each worker's
+    own base directory is a sub-folder of it); the base directory itself without xdist."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def _once(marker: Path, make: Callable[[], object]) -> object:
+    """Call ``make`` once per test run across the xdist workers and return its result: the first
+    worker holding ``<marker>.lock`` calls it and pickles the result to ``marker``; the others wait
+    for the lock and unpickle it. An exception is not recorded, so every worker sees its own."""
+    with open(marker.with_name(marker.name + ".lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            if marker.is_file():
+                return pickle.loads(marker.read_bytes())
+            result = make()
+            marker.write_bytes(pickle.dumps(result))
+            return result
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 @pytest.fixture(scope="session")
 def real_settings(tmp_path_factory) -> config.Settings:
     """Settings for a build from the real mirror, with the snapshots already fetched.
@@ -47,12 +76,13 @@ def real_settings(tmp_path_factory) -> config.Settings:
     _require_sources()
     from sphragis import fetch
 
-    base = tmp_path_factory.mktemp("real")
+    base = _shared_dir(tmp_path_factory) / "real"
+    base.mkdir(exist_ok=True)
     data = Path(os.environ["SPHRAGIS_TEST_DATA"]) if os.environ.get("SPHRAGIS_TEST_DATA") else base / "sources"
     settings = config.Settings(mirror=SHARED_SOURCES, data=data, warehouse=base / "warehouse.duckdb",
                                out=base / "sphragis")
     if not os.environ.get("SPHRAGIS_TEST_DATA"):
-        fetch.fetch_all(settings, progress=False)
+        _once(base / "fetched.pickle", lambda: sorted(fetch.fetch_all(settings, progress=False)))
     return settings
 
 
@@ -61,7 +91,7 @@ def real_build(real_settings):
     """Build the full warehouse from the real sources once; returns the BuildSummary."""
     from sphragis import build
 
-    return build.build(real_settings)
+    return _once(real_settings.warehouse.with_name("built.pickle"), lambda: build.build(real_settings))
 
 
 @pytest.fixture(scope="session")
@@ -77,7 +107,7 @@ def real_export(real_settings, real_build) -> Path:
     """Export the real warehouse once; returns the export directory."""
     from sphragis.export import writer
 
-    writer.export(real_settings)
+    _once(real_settings.warehouse.with_name("exported.pickle"), lambda: writer.export(real_settings))
     return real_settings.out
 
 

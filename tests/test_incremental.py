@@ -36,14 +36,20 @@ def _same_tables(a, b, names) -> None:
     for t in names:
         n = con.execute(f"select count(*) from a.{t}").fetchone()[0]
         assert n == con.execute(f"select count(*) from b.{t}").fetchone()[0], t
+        typed = con.execute(f"select column_name, column_type from (describe a.{t})").fetchall()
         # DOUBLE aggregates (rates, variation) differ in the last bits between any two runs of the
         # same query (parallel summation order), reused or not: compared to 9 decimals
-        cols = ", ".join(f"round({c}, 9) as {c}" if typ in ("DOUBLE", "FLOAT") else c
-                         for c, typ in con.execute(f"select column_name, column_type from (describe a.{t})").fetchall())
-        for x, y in (("a", "b"), ("b", "a")):
-            diff = con.execute(f"select count(*) from (select {cols} from {x}.{t} except all "
-                               f"select {cols} from {y}.{t})").fetchone()[0]
-            assert diff == 0, f"{t}: {diff} rows of {x} not in {y}"
+        cols = ", ".join(f"round({c}, 9) as {c}" if typ in ("DOUBLE", "FLOAT") else c for c, typ in typed)
+        # a EXCEPT ALL b and b EXCEPT ALL a, counted in one pass (3-5x faster than the two set
+        # operations): per distinct row, its count in a minus its count in b; NULLs group together
+        # as EXCEPT compares them
+        a_only, b_only = con.execute(
+            f"select coalesce(sum(greatest(d, 0)), 0), coalesce(sum(greatest(-d, 0)), 0) from ("
+            f"select {', '.join(c for c, _ in typed)}, sum(w) as d from ("
+            f"select {cols}, 1 as w from a.{t} union all select {cols}, -1 as w from b.{t}) "
+            f"group by all having sum(w) <> 0)").fetchone()
+        assert a_only == 0, f"{t}: {a_only} rows of a not in b"
+        assert b_only == 0, f"{t}: {b_only} rows of b not in a"
     con.close()
 
 
