@@ -148,6 +148,7 @@ def test_sql_and_source_changes_are_detected(proj):
     rep = runner.execute(con, _project(root), source_fingerprints=SRC)
     assert {k for k, v in rep.status.items() if v[0] == "built"} == {"mart_lengths"}
     assert rep.status["mart_lengths"][1] == "SQL changed"
+    con.execute("insert into raw_words values ('logoi', 'n')")  # the source changed: a new content hash
     rep = runner.execute(con, _project(root), source_fingerprints={"raw.raw_words": "raw-v2"})
     assert set(_status(rep).values()) == {"built"}
     assert rep.status["stg_words"][1] == "input changed: raw.raw_words"
@@ -245,3 +246,98 @@ def test_the_projects_yml_files_use_data_tests_and_the_alias_still_reads():
                        for spec in project.schema.values())
     assert n_data_tests > 300
     assert runner._tests_of({"tests": ["unique"], "data_tests": ["not_null"]}) == ["not_null", "unique"]
+
+
+def test_plan_is_side_effect_free_and_is_what_execute_does(proj):
+    root, con = proj
+    p = runner.plan(con, _project(root), source_fingerprints=SRC)
+    assert {n: d.action for n, d in p.models.items()} == dict.fromkeys(
+        ["stg_words", "int_words", "mart_counts", "mart_lengths"], "build")
+    assert p.models["int_words"].reason == "new (no earlier build of it)" and p.stale_seeds == {"pos_map"}
+    assert len(p.tests) == 7 and not p.up_to_date
+    assert con.execute("select table_name from duckdb_tables()").fetchall() == [("raw_words",)]  # nothing made
+    rep = runner.execute(con, _project(root), source_fingerprints=SRC)
+    assert {n: (s[0], s[1]) for n, s in rep.status.items()} == {n: ("built", d.reason) for n, d in p.models.items()}
+    assert runner.plan(con, _project(root), source_fingerprints=SRC).up_to_date
+    # what still builds: a changed source, var, SQL test, a missing table, --full, a selection
+    assert not runner.plan(con, _project(root), source_fingerprints={"raw.raw_words": "raw-v2"}).up_to_date
+    assert not runner.plan(con, _project(root), source_fingerprints=SRC, full=True).up_to_date
+    _write(root, {"sql/tests/assert_counts_add_up.sql": "select * from {{ ref('mart_counts') }} where n < 0\n"})
+    p = runner.plan(con, _project(root), source_fingerprints=SRC)
+    assert p.tests == ["sql_test.assert_counts_add_up"] and not p.up_to_date
+    runner.execute(con, _project(root), source_fingerprints=SRC)
+    con.execute("drop table mart_lengths")
+    p = runner.plan(con, _project(root), source_fingerprints=SRC, select=["mart_lengths"])
+    assert p.models["mart_lengths"].action == "build" and p.models["mart_counts"].action == "keep"
+    assert p.models["mart_lengths"].reason == "not in the warehouse"
+
+
+def test_early_cutoff_reuses_the_children_of_a_model_whose_output_did_not_change(proj):
+    root, con = proj
+    runner.execute(con, _project(root), source_fingerprints=SRC)
+    # same rows, new SQL: int_words is rebuilt, its child mart_counts sees no change and is reused
+    _write(root, {"models/intermediate/int_words.sql": """
+        with words as (select * from {{ ref('stg_words') }}),
+        pos_map as (select * from {{ ref('pos_map') }})
+        select words.form, pos_map.upos from pos_map inner join words on pos_map.pos = words.pos
+        """})
+    rep = runner.execute(con, _project(root), source_fingerprints=SRC)
+    assert rep.status["int_words"] == ("built", "SQL changed") and rep.unchanged_output == {"int_words"}
+    assert rep.status["mart_counts"] == ("reused", "unchanged")
+    man = rep.manifest["models"]
+    assert man["int_words"]["fingerprint"] != man["int_words"]["output_fingerprint"]
+    assert man["mart_counts"]["inputs"]["int_words"] == man["int_words"]["output_fingerprint"]
+    assert man["int_words"]["content"][:2] == [[["form", "VARCHAR"], ["upos", "VARCHAR"]], 3]
+    # int_words' tests read the same rows: skipped; mart_counts' relationships test too
+    assert rep.tests_run == 0
+    # the next build reuses everything, on the recorded output fingerprint
+    assert runner.plan(con, _project(root), source_fingerprints=SRC).up_to_date
+    again = runner.execute(con, _project(root), source_fingerprints=SRC)
+    assert set(_status(again).values()) == {"reused"}
+    # and what was reused is what a fresh build makes
+    fresh = duckdb.connect()
+    fresh.execute("create table raw_words as select * from (values ('logos', 'n'), ('legei', 'v'), ('ergon', 'n')) t(w, p)")
+    runner.execute(fresh, _project(root), source_fingerprints=SRC)
+    for table in ("int_words", "mart_counts"):
+        q = f"select * from {table} order by all"
+        assert con.execute(q).fetchall() == fresh.execute(q).fetchall()
+    # a real change of rows is not cut off
+    (root / "sql/seeds/pos_map.csv").write_text("pos,upos\nn,VERB\nv,VERB\n", encoding="utf-8")
+    rep = runner.execute(con, _project(root), source_fingerprints=SRC)
+    assert rep.unchanged_output == set() and rep.status["mart_counts"][0] == "built"
+    assert con.execute("select * from mart_counts").fetchall() == [("VERB", 3)]
+
+
+def test_a_schema_change_with_the_same_values_is_not_cut_off(proj):
+    root, con = proj
+
+    def int_words(select: str) -> runner.RunReport:
+        _write(root, {"models/intermediate/int_words.sql": f"""
+            with words as (select * from {{{{ ref('stg_words') }}}}),
+            pos_map as (select * from {{{{ ref('pos_map') }}}})
+            {select} from words inner join pos_map on words.pos = pos_map.pos
+            """})
+        return runner.execute(con, _project(root), source_fingerprints=SRC, test=False)
+
+    int_words("select words.form, pos_map.upos, length(words.form) as len")
+    assert con.execute("select typeof(len) from int_words limit 1").fetchone() == ("BIGINT",)
+    values = con.execute("select form, upos, len from int_words order by all").fetchall()
+    for select, types in (
+            ("select words.form, pos_map.upos, length(words.form)::integer as len", "VARCHAR VARCHAR INTEGER"),
+            ("select pos_map.upos, words.form, length(words.form) as len", "VARCHAR VARCHAR BIGINT")):
+        rep = int_words(select)
+        assert " ".join(r[1] for r in con.execute("describe int_words").fetchall()) == types
+        assert con.execute("select form, upos, len from int_words order by all").fetchall() == values
+        assert rep.status["int_words"] == ("built", "SQL changed") and rep.unchanged_output == set(), select
+        assert rep.status["mart_counts"] == ("built", "input changed: int_words"), select
+    # the same rows and schema again (after the reordering): cut off
+    rep = int_words("select pos_map.upos, words.form, length(words.form)::bigint as len")
+    assert rep.unchanged_output == {"int_words"} and rep.status["mart_counts"] == ("reused", "unchanged")
+    # a renamed column: mart_counts is rebuilt (and fails: it reads upos), not reused over stale rows
+    with pytest.raises(runner.ModelError, match=r"model mart_counts .*\"upos\" not found"):
+        int_words("select words.form, pos_map.upos as upos_, length(words.form) as len")
+    # a failed run leaves tables its manifest does not describe: it dropped the manifest, so the
+    # next run rebuilds everything (build.build never keeps the file of a failed build)
+    assert runner.read_manifest(con) == {}
+    rep = int_words("select words.form, pos_map.upos, length(words.form) as len")
+    assert set(_status(rep).values()) == {"built"} and rep.unchanged_output == set()
