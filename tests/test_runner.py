@@ -341,3 +341,50 @@ def test_a_schema_change_with_the_same_values_is_not_cut_off(proj):
     assert runner.read_manifest(con) == {}
     rep = int_words("select words.form, pos_map.upos, length(words.form) as len")
     assert set(_status(rep).values()) == {"built"} and rep.unchanged_output == set()
+
+
+def test_a_build_with_nothing_to_do_leaves_the_warehouse_untouched(tmp_path):
+    # the real build on the small real cuts of tests/fixtures/sources (test_atomic), early models only
+    import dataclasses
+    import hashlib
+    import io
+
+    from rich.console import Console
+    from test_atomic import SELECT, tiny_settings
+
+    from sphragis import build
+
+    settings = tiny_settings(tmp_path)
+    select = [*SELECT, "int_works_registry"]  # int_works_registry reads var('registry_profile')
+    build.build(settings, select=select)
+
+    def state():
+        return settings.warehouse.stat().st_mtime_ns, hashlib.sha256(settings.warehouse.read_bytes()).hexdigest()
+
+    before = state()
+    s = build.build(settings, select=select)
+    assert s.up_to_date and state() == before
+    assert "copy warehouse" not in s.timings and "swap" not in s.timings
+    assert s.status["int_tokens"] == ("reused", "unchanged") and s.status["int_works_registry"][0] == "reused"
+    assert s.ingest_reused and s.tests[0] == 0 and s.tests[1] > 0
+    printed = io.StringIO()
+    build.print_summary(s, Console(file=printed, width=200))
+    assert "up to date: nothing to build" in printed.getvalue()
+    assert build.dry_run(settings, select=select).up_to_date
+
+    # a changed build variable, a missing table, --full, changed sources: each builds
+    other = dataclasses.replace(settings, registry_profile="scholarly")
+    assert [n for n, d in build.dry_run(other, select=select).plan.models.items() if d.action == "build"] == \
+        ["int_works_registry"]
+    s = build.build(other, select=select)
+    assert not s.up_to_date and s.status["int_works_registry"] == ("built", "SQL changed") and state() != before
+    con = duckdb.connect(str(settings.warehouse))
+    con.execute("drop table int_tokens")
+    con.close()
+    s = build.dry_run(other, select=select)
+    assert not s.up_to_date and s.plan.models["int_tokens"].reason == "not in the warehouse"
+    assert not build.dry_run(other, select=select, full=True).up_to_date
+    conllu = next(settings.data.rglob("*.conllu"))
+    conllu.write_text(conllu.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    p = build.dry_run(other, select=select)  # the checks build() makes (its _check_sources)
+    assert not p.ingest_reused and not p.up_to_date and p.plan.models["int_tokens"].action == "build"
