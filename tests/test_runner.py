@@ -343,6 +343,28 @@ def test_a_schema_change_with_the_same_values_is_not_cut_off(proj):
     assert set(_status(rep).values()) == {"built"} and rep.unchanged_output == set()
 
 
+def test_null_and_empty_nested_values_are_not_cut_off(tmp_path):
+    # DuckDB's row hash gives a NULL list and [] (and a NULL struct and {'a': NULL}) the same hash;
+    # the strict hash (nested columns as JSON) tells them apart, so the change reaches b
+    con = duckdb.connect()
+
+    def run(value: str) -> runner.RunReport:
+        _write(tmp_path, {"models/a.sql": f"select 1 as k, {value} as x\n", "models/b.sql": "select * from {{ ref('a') }}\n"})
+        return runner.execute(con, runner.load_project(tmp_path / "models", tmp_path / "seeds", tmp_path / "macros"),
+                              source_fingerprints=SRC, test=False)
+
+    for before, after in (("NULL::int[]", "[]::int[]"), ("{'a': NULL::int}", "NULL::struct(a int)")):
+        run(before)
+        fast, strict = runner.content_of(con, "a")[2], runner.content_of(con, "a", strict=True)[3]
+        rep = run(after)
+        assert runner.content_of(con, "a")[2] == fast and runner.content_of(con, "a", strict=True)[3] != strict
+        assert rep.status["a"] == ("built", "SQL changed") and rep.unchanged_output == set(), after
+        assert rep.status["b"] == ("built", "input changed: a"), after
+        assert con.execute("select x is null from b").fetchone()[0] == after.startswith("NULL"), after
+    rep = run("NULL::struct(a int) /* the same value again */")
+    assert rep.unchanged_output == {"a"} and rep.status["b"] == ("reused", "unchanged")
+
+
 def test_a_build_with_nothing_to_do_leaves_the_warehouse_untouched(tmp_path):
     # the real build on the small real cuts of tests/fixtures/sources (test_atomic), early models only
     import dataclasses
