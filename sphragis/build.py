@@ -312,9 +312,12 @@ def build(settings: config.Settings | None = None, *, reingest: bool = True, wor
 
     The raw layer is re-ingested only when its fingerprint (:func:`ingest_fingerprint`) differs from
     the current warehouse's; each model is rebuilt only when its fingerprint differs
-    (:mod:`sphragis.runner`). Unchanged work is reused by copying the current warehouse to the new
-    file first; after a re-ingest the new file starts empty (so it stays compact). Either way the new
-    file replaces the old one only on success, and the manifest is written to :func:`manifest_path`.
+    (:mod:`sphragis.runner`). When the sources are unchanged and the runner's plan
+    (:func:`plan_current`) has nothing to build, load or test, the build stops there: no copy, no
+    runner, no swap, the warehouse file is left untouched and ``summary.up_to_date`` is set.
+    Otherwise unchanged work is reused by copying the current warehouse to the new file first;
+    after a re-ingest the new file starts empty (so it stays compact). Either way the new file
+    replaces the old one only on success, and the manifest is written to :func:`manifest_path`.
 
     Args:
         settings: paths (default from the environment).
@@ -324,7 +327,7 @@ def build(settings: config.Settings | None = None, *, reingest: bool = True, wor
         select: dbt-style selectors of the models to build (:func:`sphragis.runner.select_models`).
         full: re-ingest and rebuild everything, ignoring fingerprints (``--full``).
         project: the models, seeds and tests to build (default :func:`sphragis.runner.load_project`).
-        on_step: called with the name of each step as it starts (``check sources``, ``copy
+        on_step: called with the name of each step as it starts (``check sources``, ``plan``, ``copy
             warehouse``, ``ingest``, ``models``, ``swap``); their times end up in ``summary.timings``.
 
     Returns:

@@ -26,11 +26,12 @@
   equals the one recorded in the warehouse's manifest is reused as it is; the others are rebuilt in
   order. A test is skipped when it passed before with the same SQL on the same fingerprints.
 * **Early cutoff**: when a table with dependents is rebuilt over its previous version (not with
-  ``full``), the two are compared (:func:`content_of`: columns and types, row count and an
-  order-insensitive row hash); when equal, the model keeps its previous *output fingerprint*, which
+  ``full``), the two are compared (:func:`content_of`: columns and types, row count and
+  order-insensitive row hashes); when equal, the model keeps its previous *output fingerprint*, which
   is what its dependents' fingerprints read, so they are reused (as in Shake or Bazel). The
   manifest records ``output_fingerprint`` per model, so later builds reuse the same way. Views are
-  not compared (reading one runs its whole query).
+  not compared (reading one runs its whole query). A run drops the old manifest before it changes
+  anything, so a run that fails midway leaves no manifest describing tables it replaced.
 * **Plan** (:func:`plan`): the decisions above, made without touching the warehouse; ``execute``
   takes each decision from it, and a build skips everything when the plan is ``up_to_date``.
 * **Selection** (:func:`select_models`): ``model``, ``+model`` (with its ancestors), ``model+``
@@ -197,17 +198,33 @@ def _deterministic_order(ts: graphlib.TopologicalSorter):
         ts.done(*ready)
 
 
+class _TemplateCache(jinja2.FileSystemBytecodeCache):
+    """Jinja's cache of compiled templates (keyed by template name, checked against a checksum of
+    the source; in Jinja's per-user temp folder): compiling the ~80 templates took 0.4-0.9 s of
+    every build. A cache that cannot be written is skipped, never an error."""
+
+    def dump_bytecode(self, bucket) -> None:
+        try:
+            super().dump_bytecode(bucket)
+        except OSError:
+            pass
+
+
+def _bytecode_cache() -> jinja2.BytecodeCache | None:
+    try:
+        return _TemplateCache()
+    except (OSError, RuntimeError):  # no safe temp folder: compile every time
+        return None
+
+
 class _Renderer:
     """One Jinja environment per project: macros are globals; ``ref``/``source``/``config``/``var``
     are globals that act on the render in progress, so macros calling them work too."""
 
     def __init__(self, macro_files: list[Path], texts: dict[str, str]):
         self.texts = texts  # template name (file path) -> text
-        # compiled templates are cached by Jinja (keyed by template name, checked against a checksum
-        # of the source, in the temp dir): compiling the ~80 templates took 0.4-0.9 s of every build
         self.env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
-                                      loader=jinja2.FunctionLoader(self._load),
-                                      bytecode_cache=jinja2.FileSystemBytecodeCache())
+                                      loader=jinja2.FunctionLoader(self._load), bytecode_cache=_bytecode_cache())
         self.rec: dict = {}
         self.variables: dict = {}
         self.env.globals.update(ref=self._ref, source=self._source, config=self._config, var=self._var)
