@@ -170,7 +170,7 @@ def sources_cache_path(warehouse: Path) -> Path:
 RACY_SECONDS = 3
 
 
-def ingest_fingerprint(files, cache: Path | None = None) -> str:
+def ingest_fingerprint(files, cache: Path | None = None, *, trust_cache: bool = True) -> str:
     """Content hash of the raw layer a build would ingest: sha256 over every source file's (snapshot,
     path, sha256 of its bytes) and over the ingest code (``ingest/*.py``, ``sql/ddl/raw.sql``, the
     loader's named queries ``sql/queries/ingest_*.sql``) and the pin list. Equal fingerprints mean equal raw tables (ingest is deterministic, SPEC §9).
@@ -183,6 +183,7 @@ def ingest_fingerprint(files, cache: Path | None = None) -> str:
             file modified less than :data:`RACY_SECONDS` before it was hashed is never cached. The
             cache is rewritten only when an entry changed. Saves the 0.3-0.4 s of hashing 224 MB of
             sources on every build.
+        trust_cache: False hashes every file (``--full``) and still refreshes ``cache``.
     """
     from .ingest import sources as ingest_sources
 
@@ -205,7 +206,7 @@ def ingest_fingerprint(files, cache: Path | None = None) -> str:
         st = os.stat(f.abspath)
         stamp = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev]
         entry = known.get(key)
-        if isinstance(entry, list) and entry[:-1] == stamp:
+        if trust_cache and isinstance(entry, list) and entry[:-1] == stamp:
             digest = entry[-1]
         else:
             with open(f.abspath, "rb") as fh:
@@ -412,7 +413,7 @@ def _check_sources(settings: config.Settings, prev: dict, *, reingest: bool, ful
     step("check sources")
     t0 = time.perf_counter()
     # --full hashes every source file again; otherwise unchanged files keep their cached sha256
-    fp = ingest_fingerprint(_discover(settings), None if full else sources_cache_path(settings.warehouse))
+    fp = ingest_fingerprint(_discover(settings), sources_cache_path(settings.warehouse), trust_cache=not full)
     summary.timings["check sources"] = time.perf_counter() - t0
     return fp, full or prev_sources.get("raw.raw_tokens") != fp
 

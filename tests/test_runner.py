@@ -410,3 +410,36 @@ def test_a_build_with_nothing_to_do_leaves_the_warehouse_untouched(tmp_path):
     conllu.write_text(conllu.read_text(encoding="utf-8") + "\n", encoding="utf-8")
     p = build.dry_run(other, select=select)  # the checks build() makes (its _check_sources)
     assert not p.ingest_reused and not p.up_to_date and p.plan.models["int_tokens"].action == "build"
+
+
+def test_source_sha256_cache_is_used_only_while_the_file_is_unchanged(tmp_path, monkeypatch):
+    import json
+    import os
+    import time
+
+    from sphragis import build
+    from sphragis.ingest.sources import SourceFile
+
+    src = tmp_path / "a.conllu"
+    src.write_text("1\tlogos\n", encoding="utf-8")
+    files = [SourceFile({"name": "fx"}, src, "a.conllu")]
+    cache = tmp_path / "sources.json"
+    # a file written less than RACY_SECONDS ago is hashed but not cached
+    assert build.ingest_fingerprint(files, cache) == build.ingest_fingerprint(files) and not cache.exists()
+    monkeypatch.setattr(build, "RACY_SECONDS", 0)
+    time.sleep(0.05)
+    honest = build.ingest_fingerprint(files, cache)
+    entry = json.loads(cache.read_text())[str(src)]
+    assert entry[0] == src.stat().st_size and len(entry[-1]) == 64
+    # the cached sha256 is what is used while size, mtime, ctime, inode and device are as they were ...
+    cache.write_text(json.dumps({str(src): [*entry[:-1], "0" * 64]}), encoding="utf-8")
+    assert build.ingest_fingerprint(files, cache) != honest
+    assert build.ingest_fingerprint(files, cache, trust_cache=False) == honest  # --full
+    cache.write_text(json.dumps({str(src): [*entry[:-1], "0" * 64]}), encoding="utf-8")
+    # ... and not after an edit of the same size with the mtime put back (the ctime moved)
+    time.sleep(0.05)
+    st = src.stat()
+    src.write_text("1\tlegei\n", encoding="utf-8")
+    os.utime(src, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert src.stat().st_size == st.st_size and src.stat().st_mtime_ns == st.st_mtime_ns
+    assert build.ingest_fingerprint(files, cache) == build.ingest_fingerprint(files) != honest
