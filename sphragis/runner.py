@@ -663,8 +663,9 @@ def plan(
         done.add(name)
     if test:  # the tests execute would run: those of the seeds and of the models it builds or reuses
         for tid, t in compiled.items():
-            owner = t[1]
-            if owner is not None and owner not in project.seeds and p.models.get(owner, Decision("keep")).action == "keep":
+            owner = t[1]  # a data test runs after its model is built or reused (not kept, not skipped)
+            if owner is not None and owner not in project.seeds and \
+                    p.models.get(owner, Decision("keep")).action == "keep":
                 continue
             if set(t[4]) <= done:
                 skip = p.passed_before(tid, p.test_fingerprint(t, effective))
