@@ -9,8 +9,10 @@
   reads a build variable.
 * **Macros**: every ``sql/macros/*.sql`` file is loaded once and its macros become Jinja globals,
   so a template error names the model file and its own line.
-* **Seeds**: every ``sql/seeds/*.csv`` is loaded as a table named after its stem (all columns
-  VARCHAR; models type them), and can be ``ref()``-ed.
+* **Seeds**: every ``sql/seeds/*.csv`` is loaded as a table named after its stem, and can be
+  ``ref()``-ed. Columns are VARCHAR unless the seed's entry in a schema file types them, as dbt's
+  seed config does (``config: {column_types: {priority: integer}}``): the type is declared once,
+  there, and a value that does not convert fails the load naming the CSV file and line.
 * **Schema files**: ``models/**/*.yml`` document models and columns and declare data tests under
   ``data_tests:`` (dbt ≥ 1.8; ``tests:`` is accepted as an alias): ``unique``, ``not_null``,
   ``accepted_values: {values: [...]}``, ``relationships: {to: ref('x'), field: y}``, and
@@ -21,7 +23,7 @@
   after the models they ``ref()``.
 * **Fingerprints and reuse**: each model's fingerprint is the sha256 of the runner version, its
   materialization, its rendered SQL (which contains every ``var()`` value it reads) and the
-  fingerprints of its inputs: models, seeds (sha256 of the CSV bytes) and raw tables (given by the
+  fingerprints of its inputs: models, seeds (sha256 of the CSV bytes and column types) and raw tables (given by the
   build: the content hash of the source files they were parsed from). A model whose fingerprint
   equals the one recorded in the warehouse's manifest is reused as it is; the others are rebuilt in
   order. A test is skipped when it passed before with the same SQL on the same fingerprints.
@@ -369,28 +371,57 @@ def _sha(*parts: object) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def seed_fingerprint(path: Path) -> str:
-    """sha256 of the seed CSV's bytes (a seed's fingerprint)."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+def seed_fingerprint(path: Path, column_types: dict[str, str] | None = None) -> str:
+    """A seed's fingerprint: sha256 of the CSV's bytes, and of its declared column types when it
+    has any (so retyping a column rebuilds what reads it)."""
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    return _sha(digest, sorted(column_types.items())) if column_types else digest
+
+
+def seed_column_types(project: Project, name: str) -> dict[str, str]:
+    """The ``config: {column_types: {column: type}}`` a schema file declares for seed ``name``
+    (dbt's seed config), types upper-cased; ``{}`` when it declares none.
+
+    Raises:
+        ModelError: a declared column is not in the CSV's header (names the schema file).
+    """
+    spec = project.schema.get(name) or {}
+    types = {c: str(t).upper() for c, t in ((spec.get("config") or {}).get("column_types") or {}).items()}
+    unknown = sorted(set(types) - set(_csv_columns(project.seeds[name])))
+    if unknown:
+        raise ModelError(f"{spec['_file']}: seed {name} types columns not in {project.seeds[name]}: "
+                         f"{', '.join(unknown)}")
+    return types
 
 
 def load_seeds(con: duckdb.DuckDBPyConnection, project: Project, names=None) -> dict[str, int]:
-    """(Re)create one all-VARCHAR table per seed CSV (or per seed of ``names``); returns seed
-    name → row count."""
+    """(Re)create one table per seed CSV (or per seed of ``names``), VARCHAR columns except those
+    :func:`seed_column_types` declares; returns seed name → row count.
+
+    Raises:
+        ModelError: a declared column is unknown, or a value does not convert to its column's type
+            (names the CSV file; DuckDB's message gives the line and value).
+    """
     counts = {}
     for name, path in project.seeds.items():
         if names is not None and name not in names:
             continue
-        con.execute(
-            f"create or replace table {name} as select * from read_csv(?, header=true, all_varchar=true, "
-            "delim=',', quote='\"', escape='\"', auto_detect=false, columns=?)",
-            [str(path), _csv_columns(path)],
-        )
+        columns = {**_csv_columns(path), **seed_column_types(project, name)}
+        try:
+            con.execute(
+                f"create or replace table {name} as select * from read_csv(?, header=true, "
+                "delim=',', quote='\"', escape='\"', auto_detect=false, columns=?)",
+                [str(path), columns],
+            )
+        except duckdb.Error as exc:  # DuckDB's first paragraph: the CSV line, its text, the column
+            first = " | ".join(str(exc).split("\n\n")[0].splitlines())
+            raise ModelError(f"seed {name} ({path}) does not load with its column types: {first}") from exc
         counts[name] = con.execute(f"select count(*) from {name}").fetchall()[0][0]
     return counts
 
 
 def _csv_columns(path: Path) -> dict[str, str]:
+    """The CSV header's columns in order, each typed VARCHAR."""
     import csv
 
     with path.open(encoding="utf-8", newline="") as fh:
@@ -621,7 +652,7 @@ def plan(
     else:
         prev = read_manifest(con)
     rels = _relations(con) if con is not None else {}
-    seeds_fp = {n: seed_fingerprint(p) for n, p in project.seeds.items()}
+    seeds_fp = {n: seed_fingerprint(path, seed_column_types(project, n)) for n, path in project.seeds.items()}
     stale_seeds = {n for n in project.seeds
                    if full or n not in rels or prev.get("seeds", {}).get(n, {}).get("fingerprint") != seeds_fp[n]}
     order = project.order()
@@ -1074,5 +1105,7 @@ def manifest(project: Project, results: dict, seeds_fp: dict, sources_fp: dict, 
     for k, v in sorted(sources_fp.items()):
         sources.setdefault(k, {"description": "", "columns": [], "fingerprint": v})
     return {"version": MANIFEST_VERSION, "runner_version": RUNNER_VERSION, "models": models,
-            "seeds": {n: {"path": rel(p), "fingerprint": seeds_fp.get(n)} for n, p in sorted(project.seeds.items())},
+            "seeds": {n: {"path": rel(p), "fingerprint": seeds_fp.get(n),
+                          **({"column_types": t} if (t := seed_column_types(project, n)) else {})}
+                      for n, p in sorted(project.seeds.items())},
             "sources": sources, "tests": dict(sorted(tests.items())), "edges": sorted([list(e) for e in edges])}

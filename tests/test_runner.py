@@ -443,3 +443,43 @@ def test_source_sha256_cache_is_used_only_while_the_file_is_unchanged(tmp_path, 
     os.utime(src, ns=(st.st_atime_ns, st.st_mtime_ns))
     assert src.stat().st_size == st.st_size and src.stat().st_mtime_ns == st.st_mtime_ns
     assert build.ingest_fingerprint(files, cache) == build.ingest_fingerprint(files) != honest
+
+
+def test_seed_column_types_are_declared_once_in_the_schema_file(proj):
+    # dbt's seed config: `config: {column_types: {...}}` types a seed's columns at load; the
+    # other columns stay VARCHAR; retyping a column changes the seed's fingerprint (so what reads
+    # it is rebuilt); a value that does not convert names the CSV; an unknown column the yml.
+    root, con = proj
+    _write(root, {"sql/seeds/ranks.csv": "upos,rank,is_open\nNOUN,1,true\nVERB,2,false\n",
+                  "models/_seeds.yml": """
+                      seeds:
+                        - name: ranks
+                          config:
+                            column_types: {rank: integer, is_open: boolean}
+                      """,
+                  "models/marts/mart_ranked.sql": """
+                      select c.upos, c.n, r.rank from {{ ref('mart_counts') }} as c
+                      inner join {{ ref('ranks') }} as r on c.upos = r.upos where r.is_open
+                      """})
+    rep = runner.execute(con, _project(root), source_fingerprints=SRC)
+    assert con.execute("select column_name, data_type from information_schema.columns "
+                       "where table_name = 'ranks' order by ordinal_position").fetchall() == \
+        [("upos", "VARCHAR"), ("rank", "INTEGER"), ("is_open", "BOOLEAN")]
+    assert con.execute("select * from mart_ranked").fetchall() == [("NOUN", 2, 1)]
+    assert rep.manifest["seeds"]["ranks"]["column_types"] == {"rank": "INTEGER", "is_open": "BOOLEAN"}
+    assert "column_types" not in rep.manifest["seeds"]["pos_map"]
+    typed = rep.manifest["seeds"]["ranks"]["fingerprint"]
+    assert typed != runner.seed_fingerprint(root / "sql/seeds/ranks.csv")
+
+    _write(root, {"models/_seeds.yml": "seeds:\n  - name: ranks\n    config:\n      column_types: {rank: bigint, is_open: boolean}\n"})
+    again = runner.execute(con, _project(root), source_fingerprints=SRC)
+    assert again.status["mart_ranked"] == ("built", "input changed: ranks")
+    assert again.status["mart_counts"][0] == "reused"
+
+    (root / "sql/seeds/ranks.csv").write_text("upos,rank,is_open\nNOUN,1,true\nVERB,second,false\n", encoding="utf-8")
+    with pytest.raises(runner.ModelError, match=r"seed ranks \(.*ranks\.csv\) does not load with its column types: .*Line: 3 \| "
+                       r"Original Line: VERB,second,false \| .*column \"rank\"\. Could not convert string \"second\""):
+        runner.execute(con, _project(root), source_fingerprints=SRC)
+    _write(root, {"models/_seeds.yml": "seeds:\n  - name: ranks\n    config:\n      column_types: {rnak: integer}\n"})
+    with pytest.raises(runner.ModelError, match=r"_seeds\.yml: seed ranks types columns not in .*ranks\.csv: rnak"):
+        runner.execute(con, _project(root), source_fingerprints=SRC)

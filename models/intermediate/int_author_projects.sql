@@ -13,7 +13,7 @@ author_projects as (
         e.project,
         any_value(e.treebank_source) as treebank_source,
         count(*) as project_rows,
-        any_value(cast(p.priority as integer)) as priority
+        any_value(p.priority) as priority
     from eligible as e
     inner join source_priority as p on e.project = p.project
     group by e.author, e.project

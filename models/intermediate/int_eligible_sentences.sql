@@ -37,7 +37,7 @@ records as (
         s.document_key,
         s.cts_urn,
         s.passage,
-        p.priority::integer as priority,
+        p.priority,
         p.syntax_scheme
     from units as u
     inner join curated as c on u.sentence_uid = c.sentence_uid

@@ -106,7 +106,7 @@ psili_elided as (
             when
                 p.base is not null
                 and (
-                    p.requires_preceding_consonant = 'false'
+                    not p.requires_preceding_consonant
                     or length(i.form_nfc0) <> 2
                     or regexp_matches(strip_accents(lower(i.form_nfc0[1:1])), '[βγδζθκλμνξπρσςτφχψ]')
                 )

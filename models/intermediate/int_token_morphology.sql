@@ -35,7 +35,7 @@ tokens as (
 
 tag_positions as (
     select
-        cast(position as integer) as position,
+        position,
         code,
         feature,
         value
@@ -50,7 +50,7 @@ ud_feats_to_tag as (
     select
         feature,
         value,
-        cast(position as integer) as position,
+        position,
         code
     from {{ ref('ud_feats_to_tag') }}
 ),

@@ -48,7 +48,7 @@ final as (
         c.work_id,
         c.decision,
         coalesce(c.is_retained, false) as is_retained,
-        p.priority::integer as priority,
+        p.priority,
         coalesce(z.n_tokens, 0) as n_tokens,
         coalesce(z.n_punct, 0) as n_punct
     from sentences as s

@@ -33,7 +33,7 @@ atomic_configs as (
         config,
         track
     from {{ ref('benchmark_configs') }}
-    where chunk_target_size::integer = 1
+    where chunk_target_size = 1
 ),
 
 units as (

@@ -19,8 +19,8 @@ configs as (select * from {{ ref('benchmark_configs') }}),
 
 sizes as (
     -- the chunked configurations' sizes (seed benchmark_configs; _1 rows are mart_split_rows)
-    select distinct chunk_target_size::integer as chunk_target_size from configs
-    where chunk_target_size::integer > 1
+    select distinct chunk_target_size from configs
+    where chunk_target_size > 1
 ),
 
 positioned as (
@@ -101,13 +101,13 @@ final as (
         c.author,
         c.constituent_ids,
         c.chunk_size::integer as chunk_size,
-        c.chunk_target_size::integer as chunk_target_size,
+        c.chunk_target_size,
         c.chunk_work_ids,
         c.chunk_works,
         len(c.chunk_works) > 1 as chunk_is_mixed_work,
         c.has_tail_rows
     from chunks as c
-    inner join configs as k on c.track = k.track and c.chunk_target_size = k.chunk_target_size::integer
+    inner join configs as k on c.track = k.track and c.chunk_target_size = k.chunk_target_size
 )
 
 select * from final

@@ -14,7 +14,7 @@ grid as (
     select
         c.track,
         c.config,
-        c.chunk_target_size::integer as chunk_target_size,
+        c.chunk_target_size,
         s.split
     from configs as c
     cross join splits as s

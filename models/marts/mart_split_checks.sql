@@ -28,7 +28,7 @@ chunked_configs as (
         config,
         track
     from {{ ref('benchmark_configs') }}
-    where chunk_target_size::integer > 1
+    where chunk_target_size > 1
 ),
 
 author_splits as (
@@ -52,7 +52,7 @@ eval_shares_dedup_key_with_train as (
     inner join benchmark_splits as s on e.split = s.split
     inner join split_rows as t
         on e.track = t.track and e.dedup_key = t.dedup_key and t.split = 'train'
-    where s.is_evaluation::boolean
+    where s.is_evaluation
 ),
 
 held_out_rows as (

@@ -75,7 +75,7 @@ applied as (
         a.project,
         a.tokens
     from tag_positions as m
-    left join analyses as a on substr(a.tag, cast(m.position as integer), 1) = m.code
+    left join analyses as a on substr(a.tag, m.position, 1) = m.code
     union all
     select
         'upos_from_tag' as mapping_table,

@@ -46,7 +46,7 @@ records as (
         r.work,
         r.decision = 'retained' as is_retained,
         r.default_decision = 'retained' as is_retained_by_default,
-        cast(p.priority as integer) as priority
+        p.priority
     from units as u
     inner join sentences as s on u.sentence_uid = s.sentence_uid
     inner join registry as r on s.project = r.project and s.document_key = r.document_key

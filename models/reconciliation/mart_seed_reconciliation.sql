@@ -27,14 +27,7 @@ missing as (select * from {{ ref('mart_missing_file_estimates') }}),
 profiles as (select * from {{ ref('int_registry_profiles') }}),
 
 seed_long as (
-    unpivot (
-        select
-            author,
-            cast(train as integer) as train,
-            cast(validation as integer) as validation,
-            cast(test as integer) as test
-        from seed
-    )
+    unpivot seed
     on train, validation, test
     into name split value seed_rows
 ),
