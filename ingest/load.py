@@ -18,7 +18,6 @@ insert statement re-compresses row groups (eight batches: +45 % CPU).
 
 from __future__ import annotations
 
-import fnmatch
 import gc
 import os
 import tempfile
@@ -38,6 +37,7 @@ from sphragis.queries import query
 from sphragis.workers import exit_with_parent
 
 from .parsers import ParsedFile, XmlWords, parse_agdt_xml, parse_conllu
+from .sources import SourceFile, discover  # noqa: F401 (their home is .sources; re-exported)
 
 PARSERS: dict[str, Callable[[Path], ParsedFile]] = {"agdt_xml": parse_agdt_xml, "conllu": parse_conllu}
 
@@ -54,42 +54,6 @@ _TOKEN_SCHEMA = pa.schema([
     ("xpos", pa.string()), ("feats", pa.string()), ("head", pa.string()), ("deprel", pa.string()),
     ("deps", pa.string()), ("misc", pa.string()), ("attrs", _MAP),
 ])
-
-
-@dataclass(frozen=True)
-class SourceFile:
-    """One upstream file to ingest: its snapshot (pin-list dict), absolute path, and repo path."""
-
-    snapshot: dict
-    abspath: Path
-    path: str
-
-
-def discover(snapshot_roots: dict[str, Path], snapshots: Iterable[dict]) -> list[SourceFile]:
-    """List the treebank files of every snapshot, sorted by (snapshot name, path).
-
-    Args:
-        snapshot_roots: snapshot name → folder holding the unpacked upstream tree.
-        snapshots: pin-list entries (``treebank_files`` and ``exclude`` globs, relative paths).
-
-    Raises:
-        FileNotFoundError: a snapshot folder is missing, or its globs match no file (names both).
-    """
-    out: list[SourceFile] = []
-    for snap in sorted(snapshots, key=lambda s: s["name"]):
-        root = snapshot_roots.get(snap["name"])
-        if root is None or not root.is_dir():
-            raise FileNotFoundError(f"snapshot {snap['name']!r} is not unpacked at {root}; run `make fetch`")
-        found: set[str] = set()
-        for pattern in snap["treebank_files"]:
-            for p in root.glob(pattern):
-                if p.is_file():
-                    found.add(p.relative_to(root).as_posix())
-        found = {f for f in found if not any(fnmatch.fnmatch(f, ex) for ex in snap.get("exclude", []))}
-        if not found:
-            raise FileNotFoundError(f"snapshot {snap['name']!r}: no file under {root} matches {snap['treebank_files']}")
-        out.extend(SourceFile(snap, root / f, f) for f in sorted(found))
-    return out
 
 
 def _map_array(dicts: list[dict | None]) -> pa.Array:

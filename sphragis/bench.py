@@ -166,7 +166,6 @@ def child_main(mode: str, report_path: Path, *, full: bool, seeds: str | None) -
     from rich.console import Console
 
     from . import build, runner
-    from .export import writer
 
     sampler = Sampler()
     data: dict = {"mode": mode, "ok": False}
@@ -180,6 +179,8 @@ def child_main(mode: str, report_path: Path, *, full: bool, seeds: str | None) -
             data["tests"] = s.tests
             data["model_seconds"] = s.model_seconds
         else:
+            from .export import writer  # only here: a build child pays no Arrow import, as `sphragis build`
+
             sampler.step("export")
             r = writer.export(config.settings(), full=full)
             data["timings"], data["reuse"] = r.get("timings", {}), r.get("reuse", {})

@@ -56,6 +56,9 @@ class BuildSummary:
     tests: tuple = (0, 0)                           # data/SQL tests (run, skipped as unchanged)
     ingest_reused: bool = False                     # raw tables taken from the previous warehouse
     manifest: dict = field(default_factory=dict)    # runner.manifest() of the new warehouse
+    unchanged_output: set = field(default_factory=set)  # rebuilt, same content: downstream reused
+    up_to_date: bool = False                        # nothing to do: the warehouse was left untouched
+    plan: runner.Plan | None = None                 # what the build decided (or, dry run, would do)
 
 
 def console() -> Console:
@@ -156,25 +159,105 @@ def manifest_path(warehouse: Path) -> Path:
     return warehouse.with_name(warehouse.name + ".manifest.json")
 
 
-def ingest_fingerprint(files) -> str:
+def sources_cache_path(warehouse: Path) -> Path:
+    """The sha256 of each source file with the file's stat when hashed: ``<warehouse>.sources.json``
+    (:func:`ingest_fingerprint`)."""
+    return warehouse.with_name(warehouse.name + ".sources.json")
+
+
+#: A file changed this close (seconds) before it was hashed is not cached: a write in the same
+#: timestamp tick could leave size, mtime and ctime as they were (git's "racy" index entries).
+RACY_SECONDS = 3
+
+
+def ingest_fingerprint(files, cache: Path | None = None, *, trust_cache: bool = True) -> str:
     """Content hash of the raw layer a build would ingest: sha256 over every source file's (snapshot,
     path, sha256 of its bytes) and over the ingest code (``ingest/*.py``, ``sql/ddl/raw.sql``, the
-    loader's named queries ``sql/queries/ingest_*.sql``) and the pin list. Equal fingerprints mean equal raw tables (ingest is deterministic, SPEC §9)."""
-    from .ingest import load as ingest_load
+    loader's named queries ``sql/queries/ingest_*.sql``) and the pin list. Equal fingerprints mean equal raw tables (ingest is deterministic, SPEC §9).
+
+    Args:
+        cache: a JSON file of earlier sha256s (:func:`sources_cache_path`), or None to hash every
+            file. A file's cached sha256 is used only while its size, mtime, ctime, inode and device
+            (``os.stat``, ns) are all as they were when it was hashed; ctime is set by the kernel on
+            every write and cannot be restored by ``touch``, ``cp -p``, ``tar`` or ``rsync``, and a
+            file modified less than :data:`RACY_SECONDS` before it was hashed is never cached. The
+            cache is rewritten only when an entry changed. Saves the 0.3-0.4 s of hashing 224 MB of
+            sources on every build.
+        trust_cache: False hashes every file (``--full``) and still refreshes ``cache``.
+    """
+    from .ingest import sources as ingest_sources
+
+    known: dict = {}
+    if cache is not None:
+        try:
+            known = json.loads(cache.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            known = {}
+    fresh: dict = {}
+    racy_before = time.time_ns() - RACY_SECONDS * 1_000_000_000
 
     h = hashlib.sha256()
-    code = (sorted(Path(ingest_load.__file__).parent.glob("*.py")) + [config.SQL_DIR / "ddl" / "raw.sql"]
+    code = (sorted(Path(ingest_sources.__file__).parent.glob("*.py")) + [config.SQL_DIR / "ddl" / "raw.sql"]
             + sorted((config.SQL_DIR / "queries").glob("ingest_*.sql")) + [config.SOURCES_FILE])
     for p in code:
         h.update(p.name.encode() + b"\0" + p.read_bytes())
     for f in files:
-        with open(f.abspath, "rb") as fh:
-            digest = hashlib.file_digest(fh, "sha256").hexdigest()
+        key = str(f.abspath)
+        st = os.stat(f.abspath)
+        stamp = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev]
+        entry = known.get(key)
+        if trust_cache and isinstance(entry, list) and entry[:-1] == stamp:
+            digest = entry[-1]
+        else:
+            with open(f.abspath, "rb") as fh:
+                digest = hashlib.file_digest(fh, "sha256").hexdigest()
+        if max(st.st_mtime_ns, st.st_ctime_ns) < racy_before:
+            fresh[key] = [*stamp, digest]
         h.update(f"{f.snapshot['name']}\0{f.path}\0{digest}\n".encode())
+    if cache is not None and fresh != known:
+        _write_json(cache, fresh)
     return h.hexdigest()
 
 
 RAW_TABLES = ("raw_files", "raw_sentences", "raw_tokens", "ingest_rejects")
+
+
+def source_fingerprints(con: duckdb.DuckDBPyConnection, raw_fingerprint: str | None) -> dict[str, str]:
+    """``"raw.<table>"`` → fingerprint of every source the models read: the raw tables share
+    :func:`ingest_fingerprint`; ``pin_missing_files`` (made anew by every build from the pin list,
+    :func:`sphragis.pins.load_missing_files`, and read here from ``con``) the sha256 of its rows."""
+    fps = {f"raw.{t}": raw_fingerprint for t in RAW_TABLES} if raw_fingerprint else {}
+    pin_rows = con.execute("select * from pin_missing_files order by all").fetchall()
+    fps["raw.pin_missing_files"] = hashlib.sha256(repr(pin_rows).encode()).hexdigest()
+    return fps
+
+
+def _variables(settings: config.Settings) -> dict:
+    """The build variables a build passes to the runner (``var()``)."""
+    return {"registry_profile": settings.registry_profile}
+
+
+def plan_current(target: Path, settings: config.Settings, raw_fingerprint: str | None, *,
+                 select: list[str] | None = None, project: runner.Project | None = None) -> runner.Plan | None:
+    """What a build on the current warehouse ``target`` would do, without touching it
+    (:func:`sphragis.runner.plan` over a read-only connection); None if there is no warehouse or it
+    has a write-ahead log beside it (then only a real build can tell)."""
+    if not target.exists() or Path(str(target) + ".wal").exists():
+        return None
+    mem = duckdb.connect()
+    try:
+        pins.load_missing_files(mem, settings)
+        fps = source_fingerprints(mem, raw_fingerprint)
+    finally:
+        mem.close()
+    try:
+        con = duckdb.connect(str(target), read_only=True)
+    except duckdb.Error:
+        return None
+    try:
+        return runner.plan(con, project, variables=_variables(settings), select=select, source_fingerprints=fps)
+    finally:
+        con.close()
 
 
 def run_models(con: duckdb.DuckDBPyConnection, out: Console, summary: BuildSummary,
@@ -202,6 +285,7 @@ def run_models(con: duckdb.DuckDBPyConnection, out: Console, summary: BuildSumma
     summary.timings["model tests"] = report.test_seconds
     summary.tests = (report.tests_run, report.tests_skipped)
     summary.manifest = report.manifest
+    summary.unchanged_output = set(report.unchanged_output)
     return report
 
 
@@ -229,9 +313,12 @@ def build(settings: config.Settings | None = None, *, reingest: bool = True, wor
 
     The raw layer is re-ingested only when its fingerprint (:func:`ingest_fingerprint`) differs from
     the current warehouse's; each model is rebuilt only when its fingerprint differs
-    (:mod:`sphragis.runner`). Unchanged work is reused by copying the current warehouse to the new
-    file first; after a re-ingest the new file starts empty (so it stays compact). Either way the new
-    file replaces the old one only on success, and the manifest is written to :func:`manifest_path`.
+    (:mod:`sphragis.runner`). When the sources are unchanged and the runner's plan
+    (:func:`plan_current`) has nothing to build, load or test, the build stops there: no copy, no
+    runner, no swap, the warehouse file is left untouched and ``summary.up_to_date`` is set.
+    Otherwise unchanged work is reused by copying the current warehouse to the new file first;
+    after a re-ingest the new file starts empty (so it stays compact). Either way the new file
+    replaces the old one only on success, and the manifest is written to :func:`manifest_path`.
 
     Args:
         settings: paths (default from the environment).
@@ -241,7 +328,7 @@ def build(settings: config.Settings | None = None, *, reingest: bool = True, wor
         select: dbt-style selectors of the models to build (:func:`sphragis.runner.select_models`).
         full: re-ingest and rebuild everything, ignoring fingerprints (``--full``).
         project: the models, seeds and tests to build (default :func:`sphragis.runner.load_project`).
-        on_step: called with the name of each step as it starts (``check sources``, ``copy
+        on_step: called with the name of each step as it starts (``check sources``, ``plan``, ``copy
             warehouse``, ``ingest``, ``models``, ``swap``); their times end up in ``summary.timings``.
 
     Returns:
@@ -255,6 +342,7 @@ def build(settings: config.Settings | None = None, *, reingest: bool = True, wor
     """
     settings = settings or config.settings()
     out = out or console()
+    project = project or runner.load_project()
     target = settings.warehouse
     target.parent.mkdir(parents=True, exist_ok=True)
     summary = BuildSummary()
@@ -263,19 +351,19 @@ def build(settings: config.Settings | None = None, *, reingest: bool = True, wor
         remove_stale_builds(target)
         tmp = target.with_name(f"{target.name}.building-{os.getpid()}")
         prev, prev_ingest = _previous_state(target)
-        prev_sources = {k: v.get("fingerprint") for k, v in prev.get("sources", {}).items() if v.get("fingerprint")}
         try:
-            t0 = time.perf_counter()
-            if reingest:
-                step("check sources")
-                files = _discover(settings)
-                fp = ingest_fingerprint(files)
-                summary.timings["check sources"] = time.perf_counter() - t0
-                do_ingest = full or prev_sources.get("raw.raw_tokens") != fp
-            else:
-                if not target.exists():
-                    raise FileNotFoundError(f"no warehouse at {target} to rebuild from; run a full build first")
-                fp, do_ingest = prev_sources.get("raw.raw_tokens"), False
+            fp, do_ingest = _check_sources(settings, prev, reingest=reingest, full=full, summary=summary, step=step)
+            if not do_ingest and not full:
+                step("plan")
+                t0 = time.perf_counter()
+                summary.plan = plan_current(target, settings, fp, select=select, project=project)
+                summary.timings["plan"] = time.perf_counter() - t0
+                if summary.plan is not None and summary.plan.up_to_date:
+                    # nothing to build, load or test: no copy, no runner, no swap; the file is untouched
+                    _mark_up_to_date(summary, summary.plan, prev, prev_ingest)
+                    if not manifest_path(target).exists():
+                        _write_json(manifest_path(target), prev)
+                    return summary
             if not do_ingest:
                 step("copy warehouse")
                 t0 = time.perf_counter()
@@ -291,12 +379,8 @@ def build(settings: config.Settings | None = None, *, reingest: bool = True, wor
                     ingest_into(con, settings, out, summary, workers=workers)
                 step("models")
                 pins.load_missing_files(con, settings)  # source table of mart_seed_reconciliation
-                source_fps = {f"raw.{t}": fp for t in RAW_TABLES} if fp else {}
-                # pin_missing_files is made anew by every build: fingerprinted by its content
-                pin_rows = con.execute("select * from pin_missing_files order by all").fetchall()
-                source_fps["raw.pin_missing_files"] = hashlib.sha256(repr(pin_rows).encode()).hexdigest()
-                run_models(con, out, summary, select, {"registry_profile": settings.registry_profile}, full=full,
-                           source_fingerprints=source_fps,
+                run_models(con, out, summary, select, _variables(settings), full=full,
+                           source_fingerprints=source_fingerprints(con, fp),
                            previous=prev if do_ingest and not full else None, project=project)
                 con.execute("create or replace table build_log as select ?::json as summary",
                             [json.dumps({"ingest": summary.ingest, "models": summary.models}, sort_keys=True)])
@@ -317,16 +401,95 @@ def build(settings: config.Settings | None = None, *, reingest: bool = True, wor
     return summary
 
 
-def _discover(settings: config.Settings):
-    from .ingest import load as ingest_load
+def _check_sources(settings: config.Settings, prev: dict, *, reingest: bool, full: bool, summary: BuildSummary,
+                   step: Callable[[str], None]) -> tuple[str | None, bool]:
+    """(fingerprint of the raw layer, whether to re-ingest) against the current warehouse's manifest
+    ``prev``; ``reingest=False`` takes the raw layer of the warehouse as it is."""
+    prev_sources = {k: v.get("fingerprint") for k, v in prev.get("sources", {}).items() if v.get("fingerprint")}
+    if not reingest:
+        if not settings.warehouse.exists():
+            raise FileNotFoundError(f"no warehouse at {settings.warehouse} to rebuild from; run a full build first")
+        return prev_sources.get("raw.raw_tokens"), False
+    step("check sources")
+    t0 = time.perf_counter()
+    # --full hashes every source file again; otherwise unchanged files keep their cached sha256
+    fp = ingest_fingerprint(_discover(settings), sources_cache_path(settings.warehouse), trust_cache=not full)
+    summary.timings["check sources"] = time.perf_counter() - t0
+    return fp, full or prev_sources.get("raw.raw_tokens") != fp
 
-    return ingest_load.discover(snapshot_roots(settings), config.snapshots())
+
+def _mark_up_to_date(summary: BuildSummary, plan: runner.Plan, prev: dict, prev_ingest: dict) -> None:
+    """Fill ``summary`` for a build that found nothing to do (everything reused from ``prev``)."""
+    summary.up_to_date, summary.ingest, summary.ingest_reused, summary.manifest = True, prev_ingest, True, prev
+    summary.status = {n: ("reused", "unchanged") if d.action == "reuse" else ("kept", d.reason)
+                      for n, d in plan.models.items()}
+    summary.models = {n: plan.previous(n).get("rows") for n in plan.models}
+    summary.tests = (0, len(plan.skipped_tests))
+
+
+def dry_run(settings: config.Settings | None = None, *, reingest: bool = True, select: list[str] | None = None,
+            full: bool = False, project: runner.Project | None = None) -> BuildSummary:
+    """What :func:`build` would do, changing nothing (``sphragis build --dry-run``): the sources are
+    checked, the plan made (:func:`sphragis.runner.plan`) over the current warehouse, read-only.
+
+    Returns:
+        BuildSummary with ``plan`` set, ``up_to_date``, and ``ingest_reused`` false when the sources
+        changed (then every model is planned on an empty warehouse, as a re-ingesting build makes).
+
+    Raises:
+        FileNotFoundError: sources not fetched, or (reingest=False) no warehouse.
+    """
+    settings = settings or config.settings()
+    summary = BuildSummary()
+    prev, _ingest = _previous_state(settings.warehouse)
+    fp, do_ingest = _check_sources(settings, prev, reingest=reingest, full=full, summary=summary,
+                                   step=lambda _name: None)
+    summary.ingest_reused = not do_ingest
+    if not do_ingest and not full:
+        summary.plan = plan_current(settings.warehouse, settings, fp, select=select, project=project)
+    if summary.plan is None:  # a re-ingest (or --full) builds on a new, empty file
+        mem = duckdb.connect()
+        try:
+            pins.load_missing_files(mem, settings)
+            fps = source_fingerprints(mem, fp)
+            summary.plan = runner.plan(mem, project, variables=_variables(settings), select=select, full=full,
+                                       source_fingerprints=fps, previous=prev)
+        finally:
+            mem.close()
+    summary.up_to_date = summary.ingest_reused and summary.plan.up_to_date
+    return summary
+
+
+def _discover(settings: config.Settings):
+    from .ingest import sources as ingest_sources  # not .load: no Arrow/NumPy import to check the sources
+
+    return ingest_sources.discover(snapshot_roots(settings), config.snapshots())
 
 
 def _write_json(path: Path, obj: dict) -> None:
     tmp = path.with_name(path.name + f".tmp-{os.getpid()}")
     tmp.write_text(json.dumps(obj, ensure_ascii=False, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     os.replace(tmp, path)
+
+
+def print_plan(summary: BuildSummary, out: Console | None = None) -> None:
+    """Print what a build would do (:func:`dry_run`): per model to build, the reason; counts of
+    the models reused and kept and of the tests to run. Early cutoff may reuse more than shown."""
+    out = out or console()
+    p = summary.plan
+    if summary.up_to_date:
+        out.print(f"up to date: a build would change nothing ({len(p.models)} models reused, "
+                  f"{len(p.skipped_tests)} tests passed before)")
+        return
+    out.print(f"raw layer: {'reused (sources unchanged)' if summary.ingest_reused else 'would be re-ingested'}"
+              + (f"; seeds to load: {', '.join(sorted(p.stale_seeds))}" if p.stale_seeds else ""))
+    for name, d in p.models.items():
+        if d.action == "build":
+            out.print(f"  build {name}: {d.reason}", markup=False)
+    by = {k: sum(1 for d in p.models.values() if d.action == k) for k in ("build", "reuse", "keep")}
+    out.print(f"models: {by['build']} to build, {by['reuse']} reused, {by['keep']} kept (not selected); "
+              f"tests: {len(p.tests)} to run, {len(p.skipped_tests)} skipped (passed before); "
+              "a model rebuilt with unchanged output lets its dependents be reused (early cutoff)")
 
 
 def print_summary(summary: BuildSummary, out: Console | None = None) -> None:
@@ -356,7 +519,11 @@ def print_summary(summary: BuildSummary, out: Console | None = None) -> None:
                 st = summary.status.get(m, ("built", ""))
                 t.add_row(m, f"{n:,}" if n is not None else "view", f"{st[0]} ({st[1]})" if st[0] == "built" else st[0])
         out.print(t)
-    if summary.status:
+    if summary.up_to_date:
+        n_reused = sum(1 for s in summary.status.values() if s[0] == "reused")
+        out.print(f"up to date: nothing to build, load or test (sources unchanged, {n_reused} models reused, "
+                  f"{summary.tests[1]} tests passed before); the warehouse was left untouched")
+    elif summary.status:
         by = {k: sorted(m for m, s in summary.status.items() if s[0] == k) for k in ("built", "reused", "kept")}
         out.print(f"raw layer: {'reused (sources unchanged)' if summary.ingest_reused else 're-ingested'}; "
                   f"models: {len(by['built'])} built, {len(by['reused'])} reused (fingerprint unchanged), "
@@ -368,4 +535,7 @@ def print_summary(summary: BuildSummary, out: Console | None = None) -> None:
         for why, names in sorted(reasons.items()):
             shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
             out.print(f"  built ({why}): {shown}", markup=False)
+        if summary.unchanged_output:
+            out.print(f"  rebuilt, unchanged output (downstream reused): {', '.join(sorted(summary.unchanged_output))}",
+                      markup=False)
     out.print("time: " + ", ".join(f"{k} {v:.1f}s" for k, v in summary.timings.items()))

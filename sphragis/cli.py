@@ -57,6 +57,10 @@ def _cmd_build(args: argparse.Namespace) -> int:
     settings = config.settings()
     if args.registry_profile:
         settings = dataclasses.replace(settings, registry_profile=args.registry_profile)
+    if args.dry_run:
+        build.print_plan(build.dry_run(settings, reingest=not args.models_only, select=args.select or None,
+                                       full=args.full))
+        return 0
     summary = build.build(settings, reingest=not args.models_only, workers=args.workers,
                           select=args.select or None, full=args.full)
     summary.timings["total"] = time.perf_counter() - t0
@@ -111,6 +115,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "descendants), +MODEL+, state:modified+ (repeatable; README 'Incremental builds')")
     b.add_argument("--full", action="store_true",
                    help="re-ingest and rebuild every model, ignoring the fingerprints of the current warehouse")
+    b.add_argument("--dry-run", action="store_true",
+                   help="print what would be rebuilt and why, changing nothing (README 'Incremental builds')")
     b.add_argument("--registry-profile", metavar="NAME",
                    help="works-registry profile (default SPHRAGIS_REGISTRY_PROFILE or "
                    f"{config.DEFAULT_REGISTRY_PROFILE!r}: seed 000's curation decisions; 'scholarly': "

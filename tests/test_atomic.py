@@ -103,8 +103,9 @@ def table_counts(path: Path) -> dict[str, int]:
 
 
 def start_held_build(settings: config.Settings, marker: Path, hold: float = 120.0,
-                     args: tuple[str, ...] = ("build", "--select", "int_tokens")) -> subprocess.Popen:
-    """Start ``sphragis build`` in a child that stops after ingest until killed; wait for that point."""
+                     args: tuple[str, ...] = ("build", "--select", "int_tokens", "--full")) -> subprocess.Popen:
+    """Start ``sphragis build`` in a child that stops after ingest until killed; wait for that point.
+    (``--full``: on an up-to-date warehouse a plain build has nothing to do and never gets there.)"""
     proc = subprocess.Popen([sys.executable, "-c", HOLD_SCRIPT, str(marker), str(hold), *args],
                             env=settings_env(settings), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 180
@@ -195,7 +196,7 @@ def test_failed_build_keeps_previous_warehouse(good, monkeypatch):
 
     monkeypatch.setattr(runner, "execute", broken)
     with pytest.raises(runner.ModelError):
-        build.build(settings, select=SELECT)
+        build.build(settings, select=SELECT, full=True)  # (a plain build finds nothing to do)
     assert sha256(settings.warehouse) == digest
     assert list(settings.warehouse.parent.glob("warehouse.duckdb.building-*")) == []
 

@@ -148,6 +148,7 @@ def test_sql_and_source_changes_are_detected(proj):
     rep = runner.execute(con, _project(root), source_fingerprints=SRC)
     assert {k for k, v in rep.status.items() if v[0] == "built"} == {"mart_lengths"}
     assert rep.status["mart_lengths"][1] == "SQL changed"
+    con.execute("insert into raw_words values ('logoi', 'n')")  # the source changed: a new content hash
     rep = runner.execute(con, _project(root), source_fingerprints={"raw.raw_words": "raw-v2"})
     assert set(_status(rep).values()) == {"built"}
     assert rep.status["stg_words"][1] == "input changed: raw.raw_words"
@@ -245,6 +246,203 @@ def test_the_projects_yml_files_use_data_tests_and_the_alias_still_reads():
                        for spec in project.schema.values())
     assert n_data_tests > 300
     assert runner._tests_of({"tests": ["unique"], "data_tests": ["not_null"]}) == ["not_null", "unique"]
+
+
+def test_plan_is_side_effect_free_and_is_what_execute_does(proj):
+    root, con = proj
+    p = runner.plan(con, _project(root), source_fingerprints=SRC)
+    assert {n: d.action for n, d in p.models.items()} == dict.fromkeys(
+        ["stg_words", "int_words", "mart_counts", "mart_lengths"], "build")
+    assert p.models["int_words"].reason == "new (no earlier build of it)" and p.stale_seeds == {"pos_map"}
+    assert len(p.tests) == 7 and not p.up_to_date
+    assert con.execute("select table_name from duckdb_tables()").fetchall() == [("raw_words",)]  # nothing made
+    rep = runner.execute(con, _project(root), source_fingerprints=SRC)
+    assert {n: (s[0], s[1]) for n, s in rep.status.items()} == {n: ("built", d.reason) for n, d in p.models.items()}
+    assert runner.plan(con, _project(root), source_fingerprints=SRC).up_to_date
+    # what still builds: a changed source, var, SQL test, a missing table, --full, a selection
+    assert not runner.plan(con, _project(root), source_fingerprints={"raw.raw_words": "raw-v2"}).up_to_date
+    assert not runner.plan(con, _project(root), source_fingerprints=SRC, full=True).up_to_date
+    _write(root, {"sql/tests/assert_counts_add_up.sql": "select * from {{ ref('mart_counts') }} where n < 0\n"})
+    p = runner.plan(con, _project(root), source_fingerprints=SRC)
+    assert p.tests == ["sql_test.assert_counts_add_up"] and not p.up_to_date
+    runner.execute(con, _project(root), source_fingerprints=SRC)
+    con.execute("drop table mart_lengths")
+    p = runner.plan(con, _project(root), source_fingerprints=SRC, select=["mart_lengths"])
+    assert p.models["mart_lengths"].action == "build" and p.models["mart_counts"].action == "keep"
+    assert p.models["mart_lengths"].reason == "not in the warehouse"
+
+
+def test_early_cutoff_reuses_the_children_of_a_model_whose_output_did_not_change(proj):
+    root, con = proj
+    runner.execute(con, _project(root), source_fingerprints=SRC)
+    # same rows, new SQL: int_words is rebuilt, its child mart_counts sees no change and is reused
+    _write(root, {"models/intermediate/int_words.sql": """
+        with words as (select * from {{ ref('stg_words') }}),
+        pos_map as (select * from {{ ref('pos_map') }})
+        select words.form, pos_map.upos from pos_map inner join words on pos_map.pos = words.pos
+        """})
+    rep = runner.execute(con, _project(root), source_fingerprints=SRC)
+    assert rep.status["int_words"] == ("built", "SQL changed") and rep.unchanged_output == {"int_words"}
+    assert rep.status["mart_counts"] == ("reused", "unchanged")
+    man = rep.manifest["models"]
+    assert man["int_words"]["fingerprint"] != man["int_words"]["output_fingerprint"]
+    assert man["mart_counts"]["inputs"]["int_words"] == man["int_words"]["output_fingerprint"]
+    assert man["int_words"]["content"][:2] == [[["form", "VARCHAR"], ["upos", "VARCHAR"]], 3]
+    # int_words' tests read the same rows: skipped; mart_counts' relationships test too
+    assert rep.tests_run == 0
+    # the next build reuses everything, on the recorded output fingerprint
+    assert runner.plan(con, _project(root), source_fingerprints=SRC).up_to_date
+    again = runner.execute(con, _project(root), source_fingerprints=SRC)
+    assert set(_status(again).values()) == {"reused"}
+    # and what was reused is what a fresh build makes
+    fresh = duckdb.connect()
+    fresh.execute("create table raw_words as select * from (values ('logos', 'n'), ('legei', 'v'), ('ergon', 'n')) t(w, p)")
+    runner.execute(fresh, _project(root), source_fingerprints=SRC)
+    for table in ("int_words", "mart_counts"):
+        q = f"select * from {table} order by all"
+        assert con.execute(q).fetchall() == fresh.execute(q).fetchall()
+    # a real change of rows is not cut off
+    (root / "sql/seeds/pos_map.csv").write_text("pos,upos\nn,VERB\nv,VERB\n", encoding="utf-8")
+    rep = runner.execute(con, _project(root), source_fingerprints=SRC)
+    assert rep.unchanged_output == set() and rep.status["mart_counts"][0] == "built"
+    assert con.execute("select * from mart_counts").fetchall() == [("VERB", 3)]
+
+
+def test_a_schema_change_with_the_same_values_is_not_cut_off(proj):
+    root, con = proj
+
+    def int_words(select: str) -> runner.RunReport:
+        _write(root, {"models/intermediate/int_words.sql": f"""
+            with words as (select * from {{{{ ref('stg_words') }}}}),
+            pos_map as (select * from {{{{ ref('pos_map') }}}})
+            {select} from words inner join pos_map on words.pos = pos_map.pos
+            """})
+        return runner.execute(con, _project(root), source_fingerprints=SRC, test=False)
+
+    int_words("select words.form, pos_map.upos, length(words.form) as len")
+    assert con.execute("select typeof(len) from int_words limit 1").fetchone() == ("BIGINT",)
+    values = con.execute("select form, upos, len from int_words order by all").fetchall()
+    for select, types in (
+            ("select words.form, pos_map.upos, length(words.form)::integer as len", "VARCHAR VARCHAR INTEGER"),
+            ("select pos_map.upos, words.form, length(words.form) as len", "VARCHAR VARCHAR BIGINT")):
+        rep = int_words(select)
+        assert " ".join(r[1] for r in con.execute("describe int_words").fetchall()) == types
+        assert con.execute("select form, upos, len from int_words order by all").fetchall() == values
+        assert rep.status["int_words"] == ("built", "SQL changed") and rep.unchanged_output == set(), select
+        assert rep.status["mart_counts"] == ("built", "input changed: int_words"), select
+    # the same rows and schema again (after the reordering): cut off
+    rep = int_words("select pos_map.upos, words.form, length(words.form)::bigint as len")
+    assert rep.unchanged_output == {"int_words"} and rep.status["mart_counts"] == ("reused", "unchanged")
+    # a renamed column: mart_counts is rebuilt (and fails: it reads upos), not reused over stale rows
+    with pytest.raises(runner.ModelError, match=r"model mart_counts .*\"upos\" not found"):
+        int_words("select words.form, pos_map.upos as upos_, length(words.form) as len")
+    # a failed run leaves tables its manifest does not describe: it dropped the manifest, so the
+    # next run rebuilds everything (build.build never keeps the file of a failed build)
+    assert runner.read_manifest(con) == {}
+    rep = int_words("select words.form, pos_map.upos, length(words.form) as len")
+    assert set(_status(rep).values()) == {"built"} and rep.unchanged_output == set()
+
+
+def test_null_and_empty_nested_values_are_not_cut_off(tmp_path):
+    # DuckDB's row hash gives a NULL list and [] (and a NULL struct and {'a': NULL}) the same hash;
+    # the strict hash (nested columns as JSON) tells them apart, so the change reaches b
+    con = duckdb.connect()
+
+    def run(value: str) -> runner.RunReport:
+        _write(tmp_path, {"models/a.sql": f"select 1 as k, {value} as x\n", "models/b.sql": "select * from {{ ref('a') }}\n"})
+        return runner.execute(con, runner.load_project(tmp_path / "models", tmp_path / "seeds", tmp_path / "macros"),
+                              source_fingerprints=SRC, test=False)
+
+    for before, after in (("NULL::int[]", "[]::int[]"), ("{'a': NULL::int}", "NULL::struct(a int)")):
+        run(before)
+        fast, strict = runner.content_of(con, "a")[2], runner.content_of(con, "a", strict=True)[3]
+        rep = run(after)
+        assert runner.content_of(con, "a")[2] == fast and runner.content_of(con, "a", strict=True)[3] != strict
+        assert rep.status["a"] == ("built", "SQL changed") and rep.unchanged_output == set(), after
+        assert rep.status["b"] == ("built", "input changed: a"), after
+        assert con.execute("select x is null from b").fetchone()[0] == after.startswith("NULL"), after
+    rep = run("NULL::struct(a int) /* the same value again */")
+    assert rep.unchanged_output == {"a"} and rep.status["b"] == ("reused", "unchanged")
+
+
+def test_a_build_with_nothing_to_do_leaves_the_warehouse_untouched(tmp_path):
+    # the real build on the small real cuts of tests/fixtures/sources (test_atomic), early models only
+    import dataclasses
+    import hashlib
+    import io
+
+    from rich.console import Console
+    from test_atomic import SELECT, tiny_settings
+
+    from sphragis import build
+
+    settings = tiny_settings(tmp_path)
+    select = [*SELECT, "int_works_registry"]  # int_works_registry reads var('registry_profile')
+    build.build(settings, select=select)
+
+    def state():
+        return settings.warehouse.stat().st_mtime_ns, hashlib.sha256(settings.warehouse.read_bytes()).hexdigest()
+
+    before = state()
+    s = build.build(settings, select=select)
+    assert s.up_to_date and state() == before
+    assert "copy warehouse" not in s.timings and "swap" not in s.timings
+    assert s.status["int_tokens"] == ("reused", "unchanged") and s.status["int_works_registry"][0] == "reused"
+    assert s.ingest_reused and s.tests[0] == 0 and s.tests[1] > 0
+    printed = io.StringIO()
+    build.print_summary(s, Console(file=printed, width=200))
+    assert "up to date: nothing to build" in printed.getvalue()
+    assert build.dry_run(settings, select=select).up_to_date
+
+    # a changed build variable, a missing table, --full, changed sources: each builds
+    other = dataclasses.replace(settings, registry_profile="scholarly")
+    assert [n for n, d in build.dry_run(other, select=select).plan.models.items() if d.action == "build"] == \
+        ["int_works_registry"]
+    s = build.build(other, select=select)
+    assert not s.up_to_date and s.status["int_works_registry"] == ("built", "SQL changed") and state() != before
+    con = duckdb.connect(str(settings.warehouse))
+    con.execute("drop table int_tokens")
+    con.close()
+    s = build.dry_run(other, select=select)
+    assert not s.up_to_date and s.plan.models["int_tokens"].reason == "not in the warehouse"
+    assert not build.dry_run(other, select=select, full=True).up_to_date
+    conllu = next(settings.data.rglob("*.conllu"))
+    conllu.write_text(conllu.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    p = build.dry_run(other, select=select)  # the checks build() makes (its _check_sources)
+    assert not p.ingest_reused and not p.up_to_date and p.plan.models["int_tokens"].action == "build"
+
+
+def test_source_sha256_cache_is_used_only_while_the_file_is_unchanged(tmp_path, monkeypatch):
+    import json
+    import os
+    import time
+
+    from sphragis import build
+    from sphragis.ingest.sources import SourceFile
+
+    src = tmp_path / "a.conllu"
+    src.write_text("1\tlogos\n", encoding="utf-8")
+    files = [SourceFile({"name": "fx"}, src, "a.conllu")]
+    cache = tmp_path / "sources.json"
+    # a file written less than RACY_SECONDS ago is hashed but not cached
+    assert build.ingest_fingerprint(files, cache) == build.ingest_fingerprint(files) and not cache.exists()
+    monkeypatch.setattr(build, "RACY_SECONDS", 0)
+    time.sleep(0.05)
+    honest = build.ingest_fingerprint(files, cache)
+    entry = json.loads(cache.read_text())[str(src)]
+    assert entry[0] == src.stat().st_size and len(entry[-1]) == 64
+    # the cached sha256 is what is used while size, mtime, ctime, inode and device are as they were ...
+    cache.write_text(json.dumps({str(src): [*entry[:-1], "0" * 64]}), encoding="utf-8")
+    assert build.ingest_fingerprint(files, cache) != honest
+    assert build.ingest_fingerprint(files, cache, trust_cache=False) == honest  # --full
+    cache.write_text(json.dumps({str(src): [*entry[:-1], "0" * 64]}), encoding="utf-8")
+    # ... and not after an edit of the same size with the mtime put back (the ctime moved)
+    time.sleep(0.05)
+    st = src.stat()
+    src.write_text("1\tlegei\n", encoding="utf-8")
+    os.utime(src, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert src.stat().st_size == st.st_size and src.stat().st_mtime_ns == st.st_mtime_ns
+    assert build.ingest_fingerprint(files, cache) == build.ingest_fingerprint(files) != honest
 
 
 def test_seed_column_types_are_declared_once_in_the_schema_file(proj):

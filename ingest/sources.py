@@ -1,0 +1,47 @@
+"""The treebank files an ingest reads (SPEC §2): the pin list's ``treebank_files`` globs under each
+unpacked snapshot. Kept apart from :mod:`.load` so that checking the sources (every build does)
+imports neither Arrow nor NumPy.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """One upstream file to ingest: its snapshot (pin-list dict), absolute path, and repo path."""
+
+    snapshot: dict
+    abspath: Path
+    path: str
+
+
+def discover(snapshot_roots: dict[str, Path], snapshots: Iterable[dict]) -> list[SourceFile]:
+    """List the treebank files of every snapshot, sorted by (snapshot name, path).
+
+    Args:
+        snapshot_roots: snapshot name → folder holding the unpacked upstream tree.
+        snapshots: pin-list entries (``treebank_files`` and ``exclude`` globs, relative paths).
+
+    Raises:
+        FileNotFoundError: a snapshot folder is missing, or its globs match no file (names both).
+    """
+    out: list[SourceFile] = []
+    for snap in sorted(snapshots, key=lambda s: s["name"]):
+        root = snapshot_roots.get(snap["name"])
+        if root is None or not root.is_dir():
+            raise FileNotFoundError(f"snapshot {snap['name']!r} is not unpacked at {root}; run `make fetch`")
+        found: set[str] = set()
+        for pattern in snap["treebank_files"]:
+            for p in root.glob(pattern):
+                if p.is_file():
+                    found.add(p.relative_to(root).as_posix())
+        found = {f for f in found if not any(fnmatch.fnmatch(f, ex) for ex in snap.get("exclude", []))}
+        if not found:
+            raise FileNotFoundError(f"snapshot {snap['name']!r}: no file under {root} matches {snap['treebank_files']}")
+        out.extend(SourceFile(snap, root / f, f) for f in sorted(found))
+    return out
