@@ -30,6 +30,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from . import config, pins, runner
+from .files import write_json
 
 
 #: DuckDB buffer-pool cap for a build (SPEC §13: peak RSS <= 2 GiB). DuckDB's default (80% of RAM)
@@ -215,7 +216,7 @@ def ingest_fingerprint(files, cache: Path | None = None, *, trust_cache: bool = 
             fresh[key] = [*stamp, digest]
         h.update(f"{f.snapshot['name']}\0{f.path}\0{digest}\n".encode())
     if cache is not None and fresh != known:
-        _write_json(cache, fresh)
+        write_json(cache, fresh, sort_keys=True)
     return h.hexdigest()
 
 
@@ -362,7 +363,7 @@ def build(settings: config.Settings | None = None, *, reingest: bool = True, wor
                     # nothing to build, load or test: no copy, no runner, no swap; the file is untouched
                     _mark_up_to_date(summary, summary.plan, prev, prev_ingest)
                     if not manifest_path(target).exists():
-                        _write_json(manifest_path(target), prev)
+                        write_json(manifest_path(target), prev, sort_keys=True)
                     return summary
             if not do_ingest:
                 step("copy warehouse")
@@ -393,7 +394,7 @@ def build(settings: config.Settings | None = None, *, reingest: bool = True, wor
             # replay it.
             Path(str(target) + ".wal").unlink(missing_ok=True)
             os.replace(tmp, target)
-            _write_json(manifest_path(target), summary.manifest)
+            write_json(manifest_path(target), summary.manifest, sort_keys=True)
             summary.timings["swap"] = time.perf_counter() - t0
         finally:
             tmp.unlink(missing_ok=True)
@@ -464,12 +465,6 @@ def _discover(settings: config.Settings):
     from .ingest import sources as ingest_sources  # not .load: no Arrow/NumPy import to check the sources
 
     return ingest_sources.discover(snapshot_roots(settings), config.snapshots())
-
-
-def _write_json(path: Path, obj: dict) -> None:
-    tmp = path.with_name(path.name + f".tmp-{os.getpid()}")
-    tmp.write_text(json.dumps(obj, ensure_ascii=False, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def print_plan(summary: BuildSummary, out: Console | None = None) -> None:
