@@ -774,7 +774,8 @@ def print_summary(report: dict, seconds: float) -> None:
     t = Table(title=f"export: {report['out']}")
     for col in ("configuration", "authors", *SPLITS):
         t.add_column(col, justify="left" if col == "configuration" else "right")
-    for cfg, splits in report["configs"].items():
+    # in benchmark order (a report read back from the JSON state has its keys sorted)
+    for cfg, splits in sorted(report["configs"].items(), key=lambda kv: CONFIGS.index(kv[0])):
         authors = max(v["authors"] for v in splits.values())
         t.add_row(cfg, str(authors), *(f"{splits[s]['rows']:,}" for s in SPLITS))
     con = Console(stderr=True, highlight=False)

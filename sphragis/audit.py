@@ -37,6 +37,8 @@ fails with one clear message.
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import sys
 import time
 from dataclasses import dataclass, field
@@ -439,12 +441,62 @@ def write_table(results: dict[str, Any], warehouse: Path) -> str:
 # command line
 
 
+def inputs_fingerprint(out: Path, configs: tuple[str, ...] = CONFIGS) -> str:
+    """sha256 of everything an audit's results depend on: the configurations audited, the bytes of
+    each of their Parquet files (:func:`config_files`), this module and its named queries
+    (``sql/queries/audit_*.sql``), and the NumPy, SciPy and scikit-learn versions. The fits are
+    deterministic (fixed ``random_state``), so equal fingerprints mean equal results.
+
+    Raises:
+        AuditError: a configuration's file is missing (as :func:`config_files`).
+    """
+    import scipy
+    import sklearn
+
+    files = config_files(out, configs)
+    h = hashlib.sha256(json.dumps([list(configs), np.__version__, scipy.__version__, sklearn.__version__]).encode())
+    for p in [Path(__file__), *sorted((config.SQL_DIR / "queries").glob("audit_*.sql"))]:
+        h.update(p.name.encode() + b"\0" + p.read_bytes())
+    for cfg in configs:
+        for split, path in files[cfg].items():
+            with open(path, "rb") as fh:
+                h.update(f"{cfg}/{split}\0{hashlib.file_digest(fh, 'sha256').hexdigest()}\n".encode())
+    return h.hexdigest()
+
+
+def state_path(out: Path) -> Path:
+    """The last audit's inputs fingerprint and results: ``<out>.state/audit.json``, in the export's
+    state folder beside the export (:meth:`sphragis.export.writer.ExportState.path`), outside the
+    published dataset."""
+    from .export.writer import ExportState
+
+    return ExportState.path(out) / "audit.json"
+
+
+def reusable_results(out: Path, fingerprint: str) -> dict[str, Any] | None:
+    """The results the last audit of ``out`` recorded, if its inputs fingerprint is ``fingerprint``
+    (an unreadable or stale state gives None: the audit runs)."""
+    try:
+        doc = json.loads(state_path(out).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return doc.get("results") if doc.get("fingerprint") == fingerprint else None
+
+
 def _cmd_audit(args: argparse.Namespace) -> int:
     settings = config.settings()
     out = Path(args.out) if args.out else settings.out
     t0 = time.perf_counter()
     configs = tuple(args.config) if args.config else CONFIGS
-    results = run_audit(out, configs, progress=not args.quiet)
+    _sklearn()
+    fingerprint = inputs_fingerprint(out, configs)
+    results = None if args.full else reusable_results(out, fingerprint)
+    if results is not None:
+        print(f"audit up to date (exported files, audit code and libraries unchanged since the last audit): "
+              f"results of {state_path(out)} reused", file=sys.stderr)
+    else:
+        results = run_audit(out, configs, progress=not args.quiet)
+        write_json(state_path(out), {"fingerprint": fingerprint, "results": results}, sort_keys=True)
     path = write_report(report_document(results), out)
     card_note = _rerender_card(out)
     note = write_table(results, settings.warehouse)
@@ -476,12 +528,16 @@ def register(subparsers) -> None:
         "audit", help="leakage audit (markup-only classifiers) and text baselines over the export (SPEC §11)",
         description="Fit markup-only classifiers (author, project) and a character n-gram text baseline "
         "(author) on every configuration of the export (SPHRAGIS_OUT, default dist/sphragis), write "
-        "metadata/leakage_report.json and the warehouse table audit_results. Needs scikit-learn "
-        "(extra 'audit').")
+        "metadata/leakage_report.json and the warehouse table audit_results. The fits are reused when "
+        "the exported files, the audit code and the libraries are unchanged since the last audit "
+        "(--full fits again). Needs scikit-learn (extra 'audit').")
     a.add_argument("--out", help="export directory (default: SPHRAGIS_OUT)")
     a.add_argument("--config", action="append", choices=CONFIGS, metavar="CONFIG",
                    help="audit only this configuration (repeatable; default all eight)")
     a.add_argument("--report", action="store_true", help="also render the human-readable report")
     add_report_dir_option(a)
     a.add_argument("--quiet", action="store_true", help="no progress output")
+    a.add_argument("--full", action="store_true",
+                   help="fit again even if the exported files are unchanged since the last audit "
+                        "(by default its results, kept in <out>.state/audit.json, are reused)")
     a.set_defaults(func=_cmd_audit)

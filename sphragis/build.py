@@ -504,7 +504,7 @@ def print_summary(summary: BuildSummary, out: Console | None = None) -> None:
         out.print(f"[bold]rejected at ingest: {n_rejects:,}[/bold] (all in table ingest_rejects); first:")
         for path, line, reason in summary.rejects:
             out.print(f"  {path}:{line if line is not None else '?'}: {reason}", markup=False)
-    if summary.models:
+    if summary.models and not summary.up_to_date:  # up to date: one line below, not 71 "reused" rows
         t = Table(title="models: rows out")
         t.add_column("model")
         t.add_column("rows", justify="right")
@@ -512,7 +512,7 @@ def print_summary(summary: BuildSummary, out: Console | None = None) -> None:
         for m, n in summary.models.items():
             if not m.startswith("stg_"):
                 st = summary.status.get(m, ("built", ""))
-                t.add_row(m, f"{n:,}" if n is not None else "view", f"{st[0]} ({st[1]})" if st[0] == "built" else st[0])
+                t.add_row(m, f"{n:,}" if n is not None else "view", f"{st[0]}: {st[1]}" if st[0] == "built" else st[0])
         out.print(t)
     if summary.up_to_date:
         n_reused = sum(1 for s in summary.status.values() if s[0] == "reused")

@@ -191,3 +191,34 @@ def test_cli_writes_report_json_table_and_markdown(tmp_path, monkeypatch):
 def test_table_skipped_without_warehouse(results, tmp_path):
     note = audit.write_table(results, tmp_path / "absent.duckdb")
     assert "skipped" in note and "absent.duckdb" in note
+
+
+def test_an_unchanged_export_reuses_the_last_audit(tmp_path, monkeypatch, capsys):
+    # `make export` runs the audit after every export: with the same Parquet bytes (an export that
+    # was up to date) the fits are reused from <out>.state/audit.json and the report is the same;
+    # other rows, or --full, fit again
+    out = make_export(tmp_path / "out", 1, "sentence_1")
+    monkeypatch.setenv("SPHRAGIS_WAREHOUSE", str(tmp_path / "absent.duckdb"))
+    args = ["audit", "--out", str(out), "--config", "sentence_1", "--quiet"]
+    report = out / "metadata" / "leakage_report.json"
+
+    assert cli.main(args) == 0
+    first = report.read_text(encoding="utf-8")
+    assert "audit up to date" not in capsys.readouterr().err
+    state = json.loads(audit.state_path(out).read_text(encoding="utf-8"))
+    assert state["fingerprint"] == audit.inputs_fingerprint(out, ("sentence_1",))
+    assert state["results"]["sentence_1"]["rows"] == {"train": 40, "validation": 12, "test": 12}
+
+    report.unlink()
+    assert cli.main(args) == 0
+    assert "audit up to date" in capsys.readouterr().err
+    assert report.read_text(encoding="utf-8") == first
+
+    assert cli.main([*args, "--full"]) == 0
+    assert "audit up to date" not in capsys.readouterr().err
+    assert report.read_text(encoding="utf-8") == first
+
+    make_export(out, 1, "sentence_1", {"train": 30, "validation": 12, "test": 12})
+    assert cli.main(args) == 0
+    assert "audit up to date" not in capsys.readouterr().err
+    assert json.loads(report.read_text(encoding="utf-8"))["configs"]["sentence_1"]["rows"]["train"] == 120

@@ -227,8 +227,9 @@ def shell_command(warehouse: Path) -> list[str]:
     cli = shutil.which("duckdb", path=str(bindir)) or shutil.which("duckdb")
     if cli:
         return [cli, "-readonly", str(warehouse)]
-    raise QueryError("no interactive SQL shell installed: pip install 'sphragis-warehouse[workbench]' "
-                     "(harlequin), or run one query with `sphragis sql \"select …\"`")
+    raise QueryError("no interactive SQL shell installed: install harlequin with the workbench extra "
+                     "(in a checkout `.venv/bin/pip install -e '.[workbench]'`, else "
+                     "`pip install 'sphragis-warehouse[workbench]'`), or run one query with `sphragis sql \"select …\"`")
 
 
 def shell(warehouse: Path | None = None) -> int:
