@@ -233,6 +233,16 @@ def source_fingerprints(con: duckdb.DuckDBPyConnection, raw_fingerprint: str | N
     return fps
 
 
+def _source_fingerprints_of(settings: config.Settings, raw_fingerprint: str | None) -> dict[str, str]:
+    """:func:`source_fingerprints` without a warehouse: the pin list loaded into a scratch database."""
+    mem = duckdb.connect()
+    try:
+        pins.load_missing_files(mem, settings)
+        return source_fingerprints(mem, raw_fingerprint)
+    finally:
+        mem.close()
+
+
 def _variables(settings: config.Settings) -> dict:
     """The build variables a build passes to the runner (``var()``)."""
     return {"registry_profile": settings.registry_profile}
@@ -245,12 +255,7 @@ def plan_current(target: Path, settings: config.Settings, raw_fingerprint: str |
     has a write-ahead log beside it (then only a real build can tell)."""
     if not target.exists() or Path(str(target) + ".wal").exists():
         return None
-    mem = duckdb.connect()
-    try:
-        pins.load_missing_files(mem, settings)
-        fps = source_fingerprints(mem, raw_fingerprint)
-    finally:
-        mem.close()
+    fps = _source_fingerprints_of(settings, raw_fingerprint)
     try:
         con = duckdb.connect(str(target), read_only=True)
     except duckdb.Error:
@@ -449,14 +454,8 @@ def dry_run(settings: config.Settings | None = None, *, reingest: bool = True, s
     if not do_ingest and not full:
         summary.plan = plan_current(settings.warehouse, settings, fp, select=select, project=project)
     if summary.plan is None:  # a re-ingest (or --full) builds on a new, empty file
-        mem = duckdb.connect()
-        try:
-            pins.load_missing_files(mem, settings)
-            fps = source_fingerprints(mem, fp)
-            summary.plan = runner.plan(mem, project, variables=_variables(settings), select=select, full=full,
-                                       source_fingerprints=fps, previous=prev)
-        finally:
-            mem.close()
+        summary.plan = runner.plan(None, project, variables=_variables(settings), select=select, full=full,
+                                   source_fingerprints=_source_fingerprints_of(settings, fp), previous=prev)
     summary.up_to_date = summary.ingest_reused and summary.plan.up_to_date
     return summary
 
