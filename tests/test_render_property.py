@@ -190,7 +190,8 @@ def test_column_wise_invariants_agree_with_check_invariants(units, breaks):
     for u, k, (field, value) in breaks:
         u %= len(units)
         if field == "text":
-            texts[u] = value if value is None else texts[u] + value
+            # a text already broken to None stays None (appending to it has no meaning)
+            texts[u] = None if value is None or texts[u] is None else texts[u] + value
             continue
         units[u][k % len(units[u])][field] = value
         if field == "form":
