@@ -15,7 +15,8 @@ Layout of ``SPHRAGIS_OUT`` (default ``dist/sphragis``)::
 Rows and their order come from the narrow ``mart_benchmark_rows`` (keys, labels, chunk columns);
 the per-unit payload columns (``text``, ``conllu``, ``cts_urn``, ``passage``, ``treebank_source``,
 ``dedup_key``, ``native_syntax``, ``source_records``, ``licenses``) are assembled here with Arrow
-from one table of the published units of ``int_eligible_sentences`` (:func:`fetch_units`,
+from one table of the published units of ``int_eligible_sentences`` with their chosen parse's
+``text``, ``tokens`` and ``native_syntax`` from ``int_units`` (:func:`fetch_units`,
 :func:`assemble_rows`): each row's unit ids index that table, so the nested values are copied with
 ``take`` and regrouped with list offsets, never looped over in Python.
 
@@ -50,6 +51,7 @@ from sphragis import config
 from sphragis.benchmark import CONFIGS, SPLITS
 from sphragis.build import build_lock, remove_stale_builds
 from sphragis.files import replace_dir
+from sphragis.queries import query
 from sphragis.workers import exit_with_parent
 
 from .conllu_units import (
@@ -74,20 +76,12 @@ CHUNK_COLUMNS = (
 )
 HELD_OUT_COLUMNS = ("held_out_source",)
 
-#: Columns assembled per unit from ``int_eligible_sentences`` (the others come from
-#: ``mart_benchmark_rows``).
+#: Columns assembled per unit from ``int_eligible_sentences`` and ``int_units`` (the others come
+#: from ``mart_benchmark_rows``).
 UNIT_COLUMNS = (
     "text", "conllu", "cts_urn", "passage", "treebank_source", "dedup_key", "native_syntax", "source_records",
     "licenses",
 )
-
-#: The published units as :func:`fetch_units` reads them (one row per unit, sorted by row_id).
-UNITS_QUERY = """
-    select row_id, text, tokens, cts_urn, passage, treebank_source, dedup_key, native_syntax, source_records,
-           licenses
-    from int_eligible_sentences
-    where row_id in (select row_id from mart_split_rows)
-    order by row_id"""
 
 #: Units per document handed to the CoNLL 2018 loader at once (bounds its memory).
 VALIDATION_BATCH = 2_500
@@ -119,7 +113,9 @@ def _open(settings: config.Settings) -> duckdb.DuckDBPyConnection:
 
 
 def fetch_units(con: duckdb.DuckDBPyConnection) -> pa.Table:
-    """Every published unit (a row_id of ``mart_split_rows``) with its payload, as one Arrow table.
+    """Every published unit (a row_id of ``mart_split_rows``) with its payload, as one Arrow table
+    (named query ``sql/queries/export_units.sql``: ``int_eligible_sentences`` joined with
+    ``int_units`` on ``sentence_uid``).
 
     Returns:
         Columns ``row_id``, ``text``, ``tokens`` (list<struct<id, form, lemma, upos, feats, head,
@@ -127,7 +123,7 @@ def fetch_units(con: duckdb.DuckDBPyConnection) -> pa.Table:
         (list<struct>), ``source_records`` (list<struct>), ``licenses`` (list<string>), in DuckDB's
         Arrow types; one row per unit, sorted by row_id; chunks combined.
     """
-    return con.sql(UNITS_QUERY).to_arrow_table().combine_chunks()
+    return con.sql(query("export_units")).to_arrow_table().combine_chunks()
 
 
 def _list(offsets: pa.Array, values: pa.Array) -> pa.ListArray:
@@ -504,7 +500,7 @@ def export(settings: config.Settings | None = None, *, full: bool = False) -> di
     con = _open(settings)
     timings: dict[str, float] = {}
     try:
-        missing = [t for t in ("mart_benchmark_rows", "mart_split_rows", "int_eligible_sentences")
+        missing = [t for t in ("mart_benchmark_rows", "mart_split_rows", "int_eligible_sentences", "int_units")
                    if not con.execute("select 1 from duckdb_tables() where table_name = ?", [t]).fetchall()]
         if missing:
             raise ExportError(f"warehouse {settings.warehouse} lacks {', '.join(missing)}; rebuild it with `sphragis build`")

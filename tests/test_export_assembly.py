@@ -1,8 +1,10 @@
 """Arrow assembly of the published columns (export/writer.py; SPEC §9, §10) on a hand-made warehouse.
 
-Three units stand in for ``int_eligible_sentences`` (same column types as the model): A has two
-upstream records (AGDT and Gorman), B is a UD Perseus unit without native syntax, C has one AGDT
-record, no passage and a token without lemma. ``mart_benchmark_rows`` holds a ``sentence_5`` chunk
+Three units stand in for ``int_eligible_sentences`` and their chosen parses' payload (text,
+tokens, native_syntax) for ``int_units``, joined on the sentence_uid of the first source record
+(same column types as the models): A has two upstream records (AGDT and Gorman; the Gorman parse,
+sentence_uid 12, is in ``int_units`` too with other tokens and must not be published), B is a UD
+Perseus unit without native syntax, C has one AGDT record, no passage and a token without lemma. ``mart_benchmark_rows`` holds a ``sentence_5`` chunk
 of two constituents in the order [C, A] (not row_id order) and the ``sentence_1`` rows of B and A.
 Every nested value asserted below is written out by hand from these rows.
 """
@@ -85,13 +87,24 @@ def with_unit(unit, record):
     return {"unit": unit, **record}
 
 
+#: A's Gorman parse (sentence_uid 12 of A_RECORDS): in int_units, not the chosen parse of any row.
+GORMAN_UNIT = (12, "λέγει ἀνήρ", [A_TOKENS[0], {**A_TOKENS[2], "id": 2, "head": 1}], A_NATIVE[:2])
+
+
 def build(con, units=UNITS):
-    """The three source tables the exporter reads, filled from ``units``, and the seed
-    benchmark_configs (the metadata's license counts read the sentence-level configurations)."""
+    """The four source tables the exporter reads, filled from ``units`` (``int_units`` also holds
+    :data:`GORMAN_UNIT`), and the seed benchmark_configs (the metadata's license counts read the
+    sentence-level configurations)."""
     runner.load_seeds(con, runner.load_project(), names={"benchmark_configs"})
     src = pa.Table.from_pylist([dict(zip(UNITS_SCHEMA.names, u)) for u in units], schema=UNITS_SCHEMA)
     con.register("units_src", src)
-    con.execute("create table int_eligible_sentences as select * from units_src")
+    con.execute("""create table int_units as
+                   select source_records[1].sentence_uid as sentence_uid, text, tokens, native_syntax from units_src""")
+    con.execute("insert into int_units values (?, ?, ?, ?)", list(GORMAN_UNIT))
+    con.execute("""create table int_eligible_sentences as
+                   select row_id, source_records[1].sentence_uid as sentence_uid, cts_urn, passage, treebank_source,
+                          dedup_key, source_records, licenses
+                   from units_src""")
     con.unregister("units_src")
     con.execute("create table mart_split_rows as select row_id from int_eligible_sentences")
     con.execute(f"""

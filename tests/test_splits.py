@@ -1,7 +1,8 @@
 """SPEC §8 splits and chunks (models/marts/_splits.yml models) on a synthetic eligible corpus.
 
-The stand-in ``int_eligible_sentences`` is generated in SQL from the plan in ``CORPUS`` (one row
-per author/work/project block) with the column contract of the real model; the split, chunk and
+The stand-in ``int_eligible_sentences`` (and ``int_units``, the chosen parses' text, tokens and
+native syntax) is generated in SQL from the plan in ``CORPUS`` (one row per author/work/project
+block) with the column contract of the real models; the split, chunk and
 export models then run from their rendered SQL, followed by their declared data tests. The
 figures asserted below follow from the split arithmetic documented in
 ``models/marts/mart_split_assignments.sql`` (they are derived by hand in the comments, not read
@@ -57,11 +58,12 @@ CORPUS = [
 TREEBANK = {"agdt": "AGDT 2.1", "gorman": "Gorman", "pedalion": "Pedalion", "harrington": "Harrington",
             "ud_perseus": "UD Perseus", "ud_ptnk": "UD PTNK", "ud_proiel": "UD PROIEL"}
 
-# Rows follow the int_eligible_sentences contract. Passages ascend with i in steps that make
-# string order differ from numeric order ('1.10' after '1.9'), while sentence_pos runs backwards,
-# so textual order must come from the parsed citation.
+# Rows follow the int_eligible_sentences contract, with their chosen parse's payload (split off into
+# int_units by UNITS_SQL). Passages ascend with i in steps that make string order differ from
+# numeric order ('1.10' after '1.9'), while sentence_pos runs backwards, so textual order must come
+# from the parsed citation.
 ELIGIBLE_SQL = """
-create or replace table int_eligible_sentences as
+create or replace table stand_in_units as
 with
 plan as (select * from plan_rows),
 expanded as (
@@ -111,6 +113,14 @@ select
 from records
 """
 
+UNITS_SQL = [
+    """create or replace table int_units as
+       select sentence_uid, project, text, tokens, native_syntax, len(tokens) as n_tokens, dedup_key
+       from stand_in_units""",
+    "create or replace table int_eligible_sentences as select * exclude (text, tokens, native_syntax) from stand_in_units",
+    "drop table stand_in_units",
+]
+
 
 def build(con: duckdb.DuckDBPyConnection, corpus=CORPUS) -> None:
     """Create the stand-in int_eligible_sentences from ``corpus`` and build the split models in
@@ -127,6 +137,8 @@ def build(con: duckdb.DuckDBPyConnection, corpus=CORPUS) -> None:
                     [(n, a, w, wid, g, p, TREEBANK[p], k, x, nx)
                      for n, (a, w, wid, g, p, k, x, nx) in enumerate(corpus, 1)])
     con.execute(ELIGIBLE_SQL)
+    for sql in UNITS_SQL:
+        con.execute(sql)
     runner.load_seeds(con, project)
     for name in [n for n in project.order(set(SPLIT_MODELS)) if n in SPLIT_MODELS]:
         con.execute(f"create or replace table {name} as\n{runner.render(project, name)}")
@@ -281,6 +293,8 @@ def test_benchmark_rows_shapes(con):
         "text", "conllu", "source_records", "licenses", "native_syntax", "chunk_size", "constituent_ids",
         "constituent_provenance", "held_out_source", "work"))
     assert size == 5 and len(text) == len(conllu) == len(native) == len(ids) == len(prov) == 5
+    # each unit's payload is its chosen parse's (int_units row of its first record's sentence_uid)
+    assert text == ["λόγος " + str(next(r for r in records if r["unit"] == k)["sentence_uid"]) for k in range(5)]
     assert conllu[0][0][0]["deprel"] == "root" and len(conllu[0]) == 1
     assert sorted({r["unit"] for r in records}) == [0, 1, 2, 3, 4]
     assert held == "Pedalion" and work == "Beta One"

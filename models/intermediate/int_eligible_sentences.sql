@@ -3,9 +3,13 @@
 -- file and position order); every contributing record is kept in source_records. Groups whose
 -- retained author labels conflict are omitted (see int_dedup_groups). Grain: one row per
 -- eligible dedup_key.
+--
+-- The chosen parse's payload (text, tokens, native_syntax) is not copied here: it stays in
+-- int_units, joined on sentence_uid by what needs it (the exporter's sql/queries/export_units.sql).
+-- Writing those token lists a second time cost more than any reader saves (issue 14).
 with
 
-units as not materialized (select * from {{ ref('int_units') }}),
+units as (select * from {{ ref('int_units') }}),
 
 curated as (select * from {{ ref('int_curated_sentences') }}),
 
@@ -16,7 +20,6 @@ priority as (select * from {{ ref('source_priority') }}),
 groups as (select * from {{ ref('int_dedup_groups') }}),
 
 records as (
-    -- the unit's token lists stay out of the ranking (joined for the chosen rows only)
     select
         u.sentence_uid,
         u.project,
@@ -109,9 +112,6 @@ final as (
         c.work,
         c.work_id,
         c.genre,
-        u.text,
-        u.tokens,
-        u.native_syntax,
         coalesce(
             c.cts_urn, case when c.work_id is not null then 'urn:cts:greekLit:' || c.work_id end
             || coalesce(':' || c.passage, '')
@@ -126,7 +126,6 @@ final as (
         c.sentence_pos
     from chosen as c
     inner join provenance as p on c.dedup_key = p.dedup_key
-    inner join units as u on c.sentence_uid = u.sentence_uid
 )
 
 select * from final
