@@ -112,7 +112,7 @@ def test_every_named_query_is_used_and_exists():
     used |= set(re.findall(r"sql/queries/([a-z0-9_]+)\.sql", seeds))
     on_disk = {p.stem for p in QUERIES_DIR.glob("*.sql")}
     assert used == on_disk
-    assert len(on_disk) == 48
+    assert len(on_disk) == 49
     with pytest.raises(LookupError, match="no named query .*nonexistent.sql"):
         query("nonexistent")
 
