@@ -16,13 +16,7 @@ priority as (select * from {{ ref('source_priority') }}),
 records as (
     -- the unit's token lists stay out of the ranking (joined for the chosen rows only)
     select
-        r.sentence_uid,
-        r.project,
-        r.dedup_key,
-        r.author,
-        r.work,
-        r.work_id,
-        r.genre,
+        r.*,
         s.treebank_source,
         s.snapshot,
         s.commit,
