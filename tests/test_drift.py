@@ -29,48 +29,41 @@ def conllu(*sentences: list[tuple[str, str, str, int, str]]) -> str:
     return "\n".join(out) + "\n"
 
 
-# a = gold ---------------------------------------------------------------------------------
-A = conllu(
-    [
-        ("w1", "NOUN", "Case=Nom|Number=Sing|PronType=Prs", 2, "nsubj"),
-        ("w2", "VERB", "Mood=Ind|Number=Sing|Tense=Pres", 0, "root"),
-        ("w3", "ADV", "_", 2, "discourse"),
-        ("w4", "DET", "Case=Acc|Definite=Def|Number=Sing", 5, "det"),
-        ("w5", "NOUN", "Case=Acc|Number=Sing", 2, "obj"),
-    ],
-    [
-        ("x1", "PRON", "Case=Nom|Number=Plur|PronType=Dem", 3, "nsubj"),
-        ("x2", "ADV", "_", 3, "discourse"),
-        ("x3", "VERB", "Mood=Ind|Number=Plur", 0, "root"),
-        ("x4", "ADJ", "Case=Nom|Degree=Pos|Number=Plur", 1, "amod"),
-    ],
-)
-# b = system -------------------------------------------------------------------------------
-B = conllu(
-    [
-        # UPOS NOUN→PRON; feats lack PronType (b never uses it): scheme-absent; the subtype
-        # nsubj:pass equals nsubj for the evaluator.
-        ("w1", "PRON", "Case=Nom|Number=Sing", 2, "nsubj:pass"),
-        # extra Aspect (a b-only type): shared-scheme feats error
-        ("w2", "VERB", "Aspect=Imp|Mood=Ind|Number=Sing|Tense=Pres", 0, "root"),
-        # Degree=Pos where a has none: shared-scheme error; discourse→advmod label-only
-        ("w3", "ADV", "Degree=Pos", 2, "advmod"),
-        # no Definite (never in b): scheme-absent; det→nmod label-only
-        ("w4", "DET", "Case=Acc|Number=Sing", 5, "nmod"),
-        # Case value Acc→Gen: shared-scheme error; head 2→3: attachment error
-        ("w5", "NOUN", "Case=Gen|Number=Sing", 3, "obj"),
-    ],
-    [
-        # PronType missing (and Number differs): scheme-absent
-        ("x1", "PRON", "Case=Nom|Number=Sing", 3, "nsubj"),
-        # UPOS ADV→PART; discourse→advmod label-only
-        ("x2", "PART", "_", 3, "advmod"),
-        # Typo is not a universal type for the evaluator: ignored, so x3 is fully correct
-        ("x3", "VERB", "Mood=Ind|Number=Plur|Typo=Yes", 0, "root"),
-        # Degree missing: shared-scheme error; head 1→3 (and another label): attachment error
-        ("x4", "ADJ", "Case=Nom|Number=Plur", 3, "nmod"),
-    ],
-)
+# The crafted pair, one word a line: its form, then UPOS FEATS HEAD DEPREL of a (gold), then the
+# same four of b (system); a comment says what b's word does to the scores.
+PAIR = ("""
+    # UPOS NOUN→PRON; feats lack PronType (b never uses it): scheme-absent; the subtype nsubj:pass
+    # equals nsubj for the evaluator
+    w1 NOUN Case=Nom|Number=Sing|PronType=Prs 2 nsubj     PRON Case=Nom|Number=Sing 2 nsubj:pass
+    # extra Aspect (a b-only type): shared-scheme feats error
+    w2 VERB Mood=Ind|Number=Sing|Tense=Pres   0 root      VERB Aspect=Imp|Mood=Ind|Number=Sing|Tense=Pres 0 root
+    # Degree=Pos where a has none: shared-scheme error; discourse→advmod label-only
+    w3 ADV  _                                 2 discourse ADV  Degree=Pos           2 advmod
+    # no Definite (never in b): scheme-absent; det→nmod label-only
+    w4 DET  Case=Acc|Definite=Def|Number=Sing 5 det       DET  Case=Acc|Number=Sing 5 nmod
+    # Case value Acc→Gen: shared-scheme error; head 2→3: attachment error
+    w5 NOUN Case=Acc|Number=Sing              2 obj       NOUN Case=Gen|Number=Sing 3 obj
+    """, """
+    # PronType missing (and Number differs): scheme-absent
+    x1 PRON Case=Nom|Number=Plur|PronType=Dem 3 nsubj     PRON Case=Nom|Number=Sing 3 nsubj
+    # UPOS ADV→PART; discourse→advmod label-only
+    x2 ADV  _                                 3 discourse PART _                    3 advmod
+    # Typo is not a universal type for the evaluator: ignored, so x3 is fully correct
+    x3 VERB Mood=Ind|Number=Plur              0 root      VERB Mood=Ind|Number=Plur|Typo=Yes 0 root
+    # Degree missing: shared-scheme error; head 1→3 (and another label): attachment error
+    x4 ADJ  Case=Nom|Degree=Pos|Number=Plur   1 amod      ADJ  Case=Nom|Number=Plur 3 nmod
+    """)
+
+
+def _side(table: str, side: int) -> list[tuple[str, str, str, int, str]]:
+    """The rows of ``conllu`` for annotation a (``side`` 0) or b (1) of one sentence of PAIR."""
+    rows = [line.split() for line in table.strip().splitlines() if not line.lstrip().startswith("#")]
+    return [(form, *cols[4 * side:4 * side + 2], int(cols[4 * side + 2]), cols[4 * side + 3])
+            for form, *cols in rows]
+
+
+A = conllu(*(_side(t, 0) for t in PAIR))  # gold
+B = conllu(*(_side(t, 1) for t in PAIR))  # system
 N = 9
 
 

@@ -30,41 +30,50 @@ MODEL = "int_token_morphology"
 
 # (token_pos, project, form, lemma, postag, upos, feats, is_artificial) ---------------------------
 # Native tags (AGDT lineage) and UD Perseus XPOS: the tag is the source tag.
+# token_pos -> (project, tag, published UPOS, published FEATS)
 FIN = "Mood=Ind|Number=Sing|Person=3"
 NATIVE = {
     # the seven Greek tenses (seed 000 tense table), indicative active 3sg
-    1: ("agdt", "v3spia---", f"Aspect=Imp|{FIN}|Tense=Pres|VerbForm=Fin|Voice=Act"),
-    2: ("agdt", "v3siia---", f"Aspect=Imp|{FIN}|Tense=Past|VerbForm=Fin|Voice=Act"),
-    3: ("agdt", "v3saia---", f"Aspect=Perf|{FIN}|Tense=Past|VerbForm=Fin|Voice=Act"),
-    4: ("agdt", "v3sria---", f"Aspect=Perf|{FIN}|Tense=Pres|VerbForm=Fin|Voice=Act"),
-    5: ("agdt", "v3slia---", f"Aspect=Perf|{FIN}|Tense=Pqp|VerbForm=Fin|Voice=Act"),
-    6: ("agdt", "v3sfia---", f"{FIN}|Tense=Fut|VerbForm=Fin|Voice=Act"),
-    7: ("agdt", "v3stie---", f"Aspect=Perf|{FIN}|Tense=Fut|VerbForm=Fin|Voice=Mid,Pass"),
+    1: ("agdt", "v3spia---", "VERB", f"Aspect=Imp|{FIN}|Tense=Pres|VerbForm=Fin|Voice=Act"),
+    2: ("agdt", "v3siia---", "VERB", f"Aspect=Imp|{FIN}|Tense=Past|VerbForm=Fin|Voice=Act"),
+    3: ("agdt", "v3saia---", "VERB", f"Aspect=Perf|{FIN}|Tense=Past|VerbForm=Fin|Voice=Act"),
+    4: ("agdt", "v3sria---", "VERB", f"Aspect=Perf|{FIN}|Tense=Pres|VerbForm=Fin|Voice=Act"),
+    5: ("agdt", "v3slia---", "VERB", f"Aspect=Perf|{FIN}|Tense=Pqp|VerbForm=Fin|Voice=Act"),
+    6: ("agdt", "v3sfia---", "VERB", f"{FIN}|Tense=Fut|VerbForm=Fin|Voice=Act"),
+    7: ("agdt", "v3stie---", "VERB", f"Aspect=Perf|{FIN}|Tense=Fut|VerbForm=Fin|Voice=Mid,Pass"),
     # the finite moods
-    8: ("agdt", "v1sasa---", "Aspect=Perf|Mood=Sub|Number=Sing|Person=1|Tense=Past|VerbForm=Fin|Voice=Act"),
-    9: ("agdt", "v3saoa---", "Aspect=Perf|Mood=Opt|Number=Sing|Person=3|Tense=Past|VerbForm=Fin|Voice=Act"),
-    10: ("agdt", "v2spma---", "Aspect=Imp|Mood=Imp|Number=Sing|Person=2|Tense=Pres|VerbForm=Fin|Voice=Act"),
+    8: ("agdt", "v1sasa---", "VERB", "Aspect=Perf|Mood=Sub|Number=Sing|Person=1|Tense=Past|VerbForm=Fin|Voice=Act"),
+    9: ("agdt", "v3saoa---", "VERB", "Aspect=Perf|Mood=Opt|Number=Sing|Person=3|Tense=Past|VerbForm=Fin|Voice=Act"),
+    10: ("agdt", "v2spma---", "VERB", "Aspect=Imp|Mood=Imp|Number=Sing|Person=2|Tense=Pres|VerbForm=Fin|Voice=Act"),
     # the voices (active above); e = medio-passive -> Mid,Pass, the issue's example
-    11: ("agdt", "v3saip---", f"Aspect=Perf|{FIN}|Tense=Past|VerbForm=Fin|Voice=Pass"),
-    12: ("agdt", "v3saim---", f"Aspect=Perf|{FIN}|Tense=Past|VerbForm=Fin|Voice=Mid"),
-    13: ("agdt", "v3spie---", f"Aspect=Imp|{FIN}|Tense=Pres|VerbForm=Fin|Voice=Mid,Pass"),
+    11: ("agdt", "v3saip---", "VERB", f"Aspect=Perf|{FIN}|Tense=Past|VerbForm=Fin|Voice=Pass"),
+    12: ("agdt", "v3saim---", "VERB", f"Aspect=Perf|{FIN}|Tense=Past|VerbForm=Fin|Voice=Mid"),
+    13: ("agdt", "v3spie---", "VERB", f"Aspect=Imp|{FIN}|Tense=Pres|VerbForm=Fin|Voice=Mid,Pass"),
     # non-finite: no Mood, VerbForm Inf / Part / Ger
-    14: ("agdt", "v--ana---", "Aspect=Perf|Tense=Past|VerbForm=Inf|Voice=Act"),
-    15: ("agdt", "v-sapamn-", "Aspect=Perf|Case=Nom|Gender=Masc|Number=Sing|Tense=Past|VerbForm=Part|Voice=Act"),
-    16: ("pedalion", "v-s-g-mn-", "Case=Nom|Gender=Masc|Number=Sing|VerbForm=Ger"),
+    14: ("agdt", "v--ana---", "VERB", "Aspect=Perf|Tense=Past|VerbForm=Inf|Voice=Act"),
+    15: ("agdt", "v-sapamn-", "VERB", "Aspect=Perf|Case=Nom|Gender=Masc|Number=Sing|Tense=Past|VerbForm=Part|Voice=Act"),
+    16: ("pedalion", "v-s-g-mn-", "VERB", "Case=Nom|Gender=Masc|Number=Sing|VerbForm=Ger"),
     # common gender -> Fem,Masc (never Gender=Com); Pedalion's extra POS code b -> ADV
-    17: ("pedalion", "p3p---cg-", "Case=Gen|Gender=Fem,Masc|Number=Plur|Person=3"),
-    18: ("pedalion", "b--------", None),
+    17: ("pedalion", "p3p---cg-", "PRON", "Case=Gen|Gender=Fem,Masc|Number=Plur|Person=3"),
+    18: ("pedalion", "b--------", "ADV", None),
     # degree c/s; the positive p gives no Degree; dual, locative
-    19: ("agdt", "a-s---mnc", "Case=Nom|Degree=Cmp|Gender=Masc|Number=Sing"),
-    20: ("gorman", "a-s---mnp", "Case=Nom|Gender=Masc|Number=Sing"),
-    21: ("agdt", "n-d---fl-", "Case=Loc|Gender=Fem|Number=Dual"),
-    22: ("agdt", "a-p---nas", "Case=Acc|Degree=Sup|Gender=Neut|Number=Plur"),
-    23: ("agdt", "l-s---fa-", "Case=Acc|Gender=Fem|Number=Sing"),
-    24: ("harrington", "n-s---fa-", "Case=Acc|Gender=Fem|Number=Sing"),
+    19: ("agdt", "a-s---mnc", "ADJ", "Case=Nom|Degree=Cmp|Gender=Masc|Number=Sing"),
+    20: ("gorman", "a-s---mnp", "ADJ", "Case=Nom|Gender=Masc|Number=Sing"),
+    21: ("agdt", "n-d---fl-", "NOUN", "Case=Loc|Gender=Fem|Number=Dual"),
+    22: ("agdt", "a-p---nas", "ADJ", "Case=Acc|Degree=Sup|Gender=Neut|Number=Plur"),
+    23: ("agdt", "l-s---fa-", "PRON", "Case=Acc|Gender=Fem|Number=Sing"),
+    24: ("harrington", "n-s---fa-", "NOUN", "Case=Acc|Gender=Fem|Number=Sing"),
+    # the tags of the real tokens (REAL) that the rows above do not have
+    91: ("agdt", "v3sasa---", "VERB", "Aspect=Perf|Mood=Sub|Number=Sing|Person=3|Tense=Past|VerbForm=Fin|Voice=Act"),
+    92: ("gorman", "a-s---mg-", "ADJ", "Case=Gen|Gender=Masc|Number=Sing"),
+    93: ("pedalion", "p1s---cn-", "PRON", "Case=Nom|Gender=Fem,Masc|Number=Sing|Person=1"),
+    94: ("pedalion", "m--------", "NUM", None),
+    95: ("agdt", "n-s---mn-", "NOUN", "Case=Nom|Gender=Masc|Number=Sing"),
+    96: ("agdt", "c--------", "ADV", None),
 }
-NATIVE_UPOS = {16: "VERB", 17: "PRON", 18: "ADV", 19: "ADJ", 20: "ADJ", 21: "NOUN", 22: "ADJ", 23: "PRON",
-               24: "NOUN"}
+# native tag -> (published UPOS, published FEATS): the one home of these expectations
+TAG = {tag: (upos, feats) for _, tag, upos, feats in NATIVE.values()}
+assert len(TAG) == len(NATIVE), "one crafted token per native tag"
 
 # Irregular source tags: (project, form, postag, is_artificial) -> (tag, tag_rule, upos)
 IRREGULAR = {
@@ -159,7 +168,7 @@ LEMMAS = {
 
 def _rows() -> list[tuple]:
     rows = []
-    for pos, (project, postag, _) in NATIVE.items():
+    for pos, (project, postag, _, _) in NATIVE.items():
         rows.append((pos, project, "w", "w", postag, None, None, False))
     for pos, ((project, form, postag, artificial), _) in IRREGULAR.items():
         rows.append((pos, project, form, form, postag, None, None, artificial))
@@ -213,10 +222,10 @@ def test_model_data_tests_pass_on_crafted_tokens(morph):
 @pytest.mark.parametrize("pos", sorted(NATIVE))
 def test_feats_from_native_tag(morph, pos):
     con, _ = morph
-    project, postag, feats = NATIVE[pos]
+    project, postag, upos, feats = NATIVE[pos]
     r = _row(con, pos)
     assert (r["tag"], r["tag_rule"], r["feats"]) == (postag, "as_is", feats)
-    assert r["upos"] == NATIVE_UPOS.get(pos, "VERB")
+    assert r["upos"] == upos
     assert r["feats_full"] == feats  # native projects: the pre-merge FEATS are the published ones
     assert r["feats_source"] is None and r["upos_source"] is None
 
@@ -376,72 +385,52 @@ def real_morphology(request):
 ILIAD_1 = ("agdt", "tlg0012.tlg001.perseus-grc1_1.tb.xml")  # (project, file_name)
 PEDALION_ACHAR = ("pedalion", "achar.xml")
 
+
+def _expected(form: str, tag: str, lemma: str, upos_feats: tuple | None = None) -> tuple:
+    """(form, tag, upos, feats, lemma) of a real token: the UPOS and FEATS of its tag (TAG, the
+    crafted native tokens' expectations) unless ``upos_feats`` gives them (a UD token whose FEATS
+    are finer than its tag)."""
+    return (form, tag, *(upos_feats or TAG[tag]), lemma)
+
+
 # (project, file_name, sentence_pos, token_pos) -> (form, tag, upos, feats, lemma)
 REAL = {
     # Iliad 1 (AGDT 2.1 v1.6 Homer): one token per tense, mood, voice and non-finite form
-    (*ILIAD_1, 1, 1):
-        ("μῆνιν", "n-s---fa-", "NOUN", "Case=Acc|Gender=Fem|Number=Sing", "μῆνις"),
-    (*ILIAD_1, 1, 2):
-        ("ἄειδε", "v2spma---", "VERB",
-         "Aspect=Imp|Mood=Imp|Number=Sing|Person=2|Tense=Pres|VerbForm=Fin|Voice=Act", "ἀείδω"),
-    (*ILIAD_1, 1, 25):
-        ("τεῦχε", "v3siia---", "VERB", f"Aspect=Imp|{FIN}|Tense=Past|VerbForm=Fin|Voice=Act", "τεύχω"),
-    (*ILIAD_1, 1, 12):
-        ("ἔθηκε", "v3saia---", "VERB", f"Aspect=Perf|{FIN}|Tense=Past|VerbForm=Fin|Voice=Act", "τίθημι"),
-    (*ILIAD_1, 59, 16):
-        ("ἔοικε", "v3sria---", "VERB", f"Aspect=Perf|{FIN}|Tense=Pres|VerbForm=Fin|Voice=Act", "ἔοικα"),
-    (*ILIAD_1, 33, 11):
-        ("ᾔδη", "v3slia---", "VERB", f"Aspect=Perf|{FIN}|Tense=Pqp|VerbForm=Fin|Voice=Act", "οἶδα"),
-    (*ILIAD_1, 30, 20):
-        ("δαμᾷ", "v3sfia---", "VERB", f"{FIN}|Tense=Fut|VerbForm=Fin|Voice=Act", "δαμάζω"),
-    (*ILIAD_1, 72, 4):
-        ("κεχολώσεται", "v3stie---", "VERB", f"Aspect=Perf|{FIN}|Tense=Fut|VerbForm=Fin|Voice=Mid,Pass", "χολόω"),
-    (*ILIAD_1, 12, 5):
-        ("ἔπεισιν", "v3spia---", "VERB", f"Aspect=Imp|{FIN}|Tense=Pres|VerbForm=Fin|Voice=Act", "ἔπειμι"),
-    (*ILIAD_1, 10, 21):
-        ("χραίσμῃ", "v3sasa---", "VERB",
-         "Aspect=Perf|Mood=Sub|Number=Sing|Person=3|Tense=Past|VerbForm=Fin|Voice=Act", "χραισμέω"),
-    (*ILIAD_1, 31, 23):
-        ("εἴποι", "v3saoa---", "VERB",
-         "Aspect=Perf|Mood=Opt|Number=Sing|Person=3|Tense=Past|VerbForm=Fin|Voice=Act", "εἶπον"),
-    (*ILIAD_1, 261, 5):
-        ("κάη", "v3saip---", "VERB", f"Aspect=Perf|{FIN}|Tense=Past|VerbForm=Fin|Voice=Pass", "καίω"),
-    (*ILIAD_1, 23, 4):
-        ("γένετ᾽", "v3saim---", "VERB", f"Aspect=Perf|{FIN}|Tense=Past|VerbForm=Fin|Voice=Mid", "γίγνομαι"),
-    (*ILIAD_1, 22, 1):
-        ("ἕζετ᾽", "v3spie---", "VERB", f"Aspect=Imp|{FIN}|Tense=Pres|VerbForm=Fin|Voice=Mid,Pass", "ἕζομαι"),
-    (*ILIAD_1, 6, 15):
-        ("ἐκπέρσαι", "v--ana---", "VERB", "Aspect=Perf|Tense=Past|VerbForm=Inf|Voice=Act", "ἐκπέρθω"),
-    (*ILIAD_1, 16, 5):
-        ("κιὼν", "v-sapamn-", "VERB",
-         "Aspect=Perf|Case=Nom|Gender=Masc|Number=Sing|Tense=Past|VerbForm=Part|Voice=Act", "κίω"),
+    (*ILIAD_1, 1, 1): _expected("μῆνιν", "n-s---fa-", "μῆνις"),
+    (*ILIAD_1, 1, 2): _expected("ἄειδε", "v2spma---", "ἀείδω"),
+    (*ILIAD_1, 1, 25): _expected("τεῦχε", "v3siia---", "τεύχω"),
+    (*ILIAD_1, 1, 12): _expected("ἔθηκε", "v3saia---", "τίθημι"),
+    (*ILIAD_1, 59, 16): _expected("ἔοικε", "v3sria---", "ἔοικα"),
+    (*ILIAD_1, 33, 11): _expected("ᾔδη", "v3slia---", "οἶδα"),
+    (*ILIAD_1, 30, 20): _expected("δαμᾷ", "v3sfia---", "δαμάζω"),
+    (*ILIAD_1, 72, 4): _expected("κεχολώσεται", "v3stie---", "χολόω"),
+    (*ILIAD_1, 12, 5): _expected("ἔπεισιν", "v3spia---", "ἔπειμι"),
+    (*ILIAD_1, 10, 21): _expected("χραίσμῃ", "v3sasa---", "χραισμέω"),
+    (*ILIAD_1, 31, 23): _expected("εἴποι", "v3saoa---", "εἶπον"),
+    (*ILIAD_1, 261, 5): _expected("κάη", "v3saip---", "καίω"),
+    (*ILIAD_1, 23, 4): _expected("γένετ᾽", "v3saim---", "γίγνομαι"),
+    (*ILIAD_1, 22, 1): _expected("ἕζετ᾽", "v3spie---", "ἕζομαι"),
+    (*ILIAD_1, 6, 15): _expected("ἐκπέρσαι", "v--ana---", "ἐκπέρθω"),
+    (*ILIAD_1, 16, 5): _expected("κιὼν", "v-sapamn-", "κίω"),
     # Pedalion: gerundive, Pedalion's POS code b, common gender, a padded tag
-    (*PEDALION_ACHAR, 175, 1):
-        ("διωκτέος", "v-s-g-mn-", "VERB", "Case=Nom|Gender=Masc|Number=Sing|VerbForm=Ger", "διώκω"),
-    (*PEDALION_ACHAR, 1, 9): ("δὲ", "b--------", "ADV", None, "δέ"),
-    (*PEDALION_ACHAR, 4, 1):
-        ("ἐγώ-", "p1s---cn-", "PRON", "Case=Nom|Gender=Fem,Masc|Number=Sing|Person=1", "ἐγώ"),
-    (*PEDALION_ACHAR, 110, 5): ("ὀκτὼ", "m--------", "NUM", None, "ὀκτώ"),
+    (*PEDALION_ACHAR, 175, 1): _expected("διωκτέος", "v-s-g-mn-", "διώκω"),
+    (*PEDALION_ACHAR, 1, 9): _expected("δὲ", "b--------", "δέ"),
+    (*PEDALION_ACHAR, 4, 1): _expected("ἐγώ-", "p1s---cn-", "ἐγώ"),
+    (*PEDALION_ACHAR, 110, 5): _expected("ὀκτὼ", "m--------", "ὀκτώ"),
     # Gorman: '_' placeholder in the degree position
-    ("gorman", "Aeschines 1 1-50 bu1.xml", 1, 40):
-        ("τουτουὶ", "a-s---mg-", "ADJ", "Case=Gen|Gender=Masc|Number=Sing", "οὗτος"),
+    ("gorman", "Aeschines 1 1-50 bu1.xml", 1, 40): _expected("τουτουὶ", "a-s---mg-", "οὗτος"),
     # Harrington
-    ("harrington", "grctb.2556.1.tb.xml", 1, 2):
-        ("ἦν", "v3siia---", "VERB", f"Aspect=Imp|{FIN}|Tense=Past|VerbForm=Fin|Voice=Act", "εἰμί"),
+    ("harrington", "grctb.2556.1.tb.xml", 1, 2): _expected("ἦν", "v3siia---", "εἰμί"),
     # UD Perseus: source Voice=Mid, tag e -> Mid,Pass
-    ("ud_perseus", "grc_perseus-ud-dev.conllu", 7, 6):
-        ("φαίνεται", "v3spie---", "VERB", f"Aspect=Imp|{FIN}|Tense=Pres|VerbForm=Fin|Voice=Mid,Pass", "φαίνω"),
+    ("ud_perseus", "grc_perseus-ud-dev.conllu", 7, 6): _expected("φαίνεται", "v3spie---", "φαίνω"),
     # UD PROIEL: the article with Gender=Masc,Neut; PROPN -> NOUN; perfect infinitive (read as aorist)
     ("ud_proiel", "grc_proiel-ud-dev.conllu", 6, 6):
-        ("τοῦ", "l-s----g-", "PRON", "Case=Gen|Gender=Masc,Neut|Number=Sing", "ὁ"),
-    ("ud_proiel", "grc_proiel-ud-dev.conllu", 2, 3):
-        ("Κανδαύλης", "n-s---mn-", "NOUN", "Case=Nom|Gender=Masc|Number=Sing", "κανδαύλης"),
+        _expected("τοῦ", "l-s----g-", "ὁ", ("PRON", "Case=Gen|Gender=Masc,Neut|Number=Sing")),
+    ("ud_proiel", "grc_proiel-ud-dev.conllu", 2, 3): _expected("Κανδαύλης", "n-s---mn-", "κανδαύλης"),
     # UD PTNK (Genesis 1): aorist, AUX -> VERB, CCONJ -> ADV
-    ("ud_ptnk", "grc_ptnk-ud-dev.conllu", 1, 3):
-        ("ἐποίησεν", "v3saia---", "VERB", f"Aspect=Perf|{FIN}|Tense=Past|VerbForm=Fin|Voice=Act", "ποιέω"),
-    ("ud_ptnk", "grc_ptnk-ud-dev.conllu", 2, 4):
-        ("ἦν", "v3siia---", "VERB", f"Aspect=Imp|{FIN}|Tense=Past|VerbForm=Fin|Voice=Act", "εἰμί"),
-    ("ud_ptnk", "grc_ptnk-ud-dev.conllu", 1, 8): ("καὶ", "c--------", "ADV", None, "καί"),
+    ("ud_ptnk", "grc_ptnk-ud-dev.conllu", 1, 3): _expected("ἐποίησεν", "v3saia---", "ποιέω"),
+    ("ud_ptnk", "grc_ptnk-ud-dev.conllu", 2, 4): _expected("ἦν", "v3siia---", "εἰμί"),
+    ("ud_ptnk", "grc_ptnk-ud-dev.conllu", 1, 8): _expected("καὶ", "c--------", "καί"),
 }
 
 

@@ -12,6 +12,7 @@ from SPEC §4–§5. The integration tests check named sentences of the real sou
 from __future__ import annotations
 
 import csv
+import shlex
 
 import duckdb
 import pytest
@@ -25,151 +26,141 @@ TREE_MODELS = ["int_split_words", "int_token_forms", "int_token_relations", "int
 PUBLISHED_DEPRELS = {"root", "nsubj", "obj", "ccomp", "obl", "nmod", "advmod", "case", "conj", "dep"}
 ART = "artificial"
 
-# sentence_uid -> (project, [(id, form, postag, relation, head[, artificial])]); UD rows give the
-# UPOS in place of the postag. Heads and ids are written as the sources write them.
+# sentence_uid -> (project, table): one source token a line, `id form postag relation head`, then
+# after `|` the int_tree_tokens row published for it, `i head deprel_ud deprel [repair]`, or
+# `removed`. UD rows give the UPOS in place of the postag; `_` is no postag; `artificial` after the
+# head marks an artificial node. Ids and heads are written as the sources write them (shell quoting:
+# `''` is an empty head, `'""'` Pedalion's literal "" head).
 SENTENCES = {
     # an elliptic node (Iliad 1, κερτομίοισι [ἔπεσσι] προσηύδα): its dependent re-attaches to the
     # elliptic node's head; the final colon is punctuation
-    1: ("agdt", [("1", "αὐτίκα", "d--------", "ADV", "5"),
-                 ("2", "κερτομίοισι", "a-p---nd-", "ATR", "7"),
-                 ("3", "Δία", "n-s---ma-", "OBJ", "5"),
-                 ("4", "Κρονίωνα", "n-s---ma-", "ATR", "3"),
-                 ("5", "προσηύδα", "v3siia---", "PRED", "0"),
-                 ("6", ":", "u--------", "AuxK", "0"),
-                 ("7", "[0]", None, "ADV", "5", ART)]),
+    1: ("agdt", """
+        1 αὐτίκα      d-------- ADV  5            | 1 5 advmod advmod
+        2 κερτομίοισι a-p---nd- ATR  7            | 2 5 amod   nmod   reattached_from_elliptic
+        3 Δία         n-s---ma- OBJ  5            | 3 5 obj    obj
+        4 Κρονίωνα    n-s---ma- ATR  3            | 4 3 nmod   nmod
+        5 προσηύδα    v3siia--- PRED 0            | 5 0 root   root
+        6 :           u-------- AuxK 0            | removed
+        7 [0]         _         ADV  5 artificial | removed
+        """),
     # removed tokens in a chain (elliptic under a comma), and a punctuation token with a dependent
-    2: ("agdt", [("1", "ἀνήρ", "n-s---mn-", "SBJ", "3"),
-                 ("2", "λέγει", "v3spia---", "PRED", "0"),
-                 ("3", "[0]", None, "ADV", "4", ART),
-                 ("4", ",", "u--------", "AuxX", "2"),
-                 ("5", "«", "u--------", "AuxG", "2"),
-                 ("6", "καλός", "a-s---mn-", "ATR", "5")]),
+    2: ("agdt", """
+        1 ἀνήρ  n-s---mn- SBJ  3            | 1 2 nsubj nsubj reattached_from_elliptic;reattached_from_punct
+        2 λέγει v3spia--- PRED 0            | 2 0 root  root
+        3 [0]   _         ADV  4 artificial | removed
+        4 ,     u-------- AuxX 2            | removed
+        5 «     u-------- AuxG 2            | removed
+        6 καλός a-s---mn- ATR  5            | 3 2 amod  nmod  reattached_from_punct
+        """),
     # a cycle through three tokens (2 -> 4 -> 3 -> 2) with a token hanging below it
-    3: ("agdt", [("1", "ἔλεγε", "v3siia---", "PRED", "0"),
-                 ("2", "λόγον", "n-s---ma-", "OBJ", "4"),
-                 ("3", "τόνδε", "p-s---ma-", "ATR", "2"),
-                 ("4", "πρῶτον", "d--------", "ADV", "3"),
-                 ("5", "μάλα", "d--------", "ADV", "4")]),
+    3: ("agdt", """
+        1 ἔλεγε  v3siia--- PRED 0 | 1 0 root   root
+        2 λόγον  n-s---ma- OBJ  4 | 2 1 obj    obj    cycle
+        3 τόνδε  p-s---ma- ATR  2 | 3 2 nmod   nmod
+        4 πρῶτον d-------- ADV  3 | 4 3 advmod advmod
+        5 μάλα   d-------- ADV  4 | 5 4 advmod advmod
+        """),
     # a self-loop
-    4: ("pedalion", [("1", "ὁρᾷ", "v3spia---", "PRED", "0"),
-                     ("2", "ἵππον", "n-s---ma-", "OBJ", "2")]),
+    4: ("pedalion", """
+        1 ὁρᾷ   v3spia--- PRED 0 | 1 0 root root
+        2 ἵππον n-s---ma- OBJ  2 | 2 1 obj  obj  self_loop
+        """),
     # two head-0 predicates and a head-0 full stop
-    5: ("agdt", [("1", "ἦλθε", "v3saia---", "PRED", "0"),
-                 ("2", ".", "u--------", "AuxK", "0"),
-                 ("3", "ἔφυγε", "v3saia---", "PRED", "0"),
-                 ("4", "παῖς", "n-s---mn-", "SBJ", "3")]),
+    5: ("agdt", """
+        1 ἦλθε  v3saia--- PRED 0 | 1 0 root      root
+        2 .     u-------- AuxK 0 | removed
+        3 ἔφυγε v3saia--- PRED 0 | 2 1 parataxis dep   extra_root
+        4 παῖς  n-s---mn- SBJ  3 | 3 2 nsubj     nsubj
+        """),
     # a head outside the sentence, an empty head, and Pedalion's literal "" head
-    6: ("pedalion", [("1", "γράφει", "v3spia---", "PRED", "0"),
-                     ("2", "ἐπιστολήν", "n-s---fa-", "OBJ", "9"),
-                     ("3", "νῦν", "d--------", "ADV", ""),
-                     ("4", "δή", "g--------", "AuxZ", '""')]),
+    6: ("pedalion", """
+        1 γράφει    v3spia--- PRED 0    | 1 0 root   root
+        2 ἐπιστολήν n-s---fa- OBJ  9    | 2 1 obj    obj    head_out_of_range
+        3 νῦν       d-------- ADV  ''   | 3 1 advmod advmod empty_head
+        4 δή        g-------- AuxZ '""' | 4 1 advmod advmod empty_head
+        """),
     # a duplicate id: the second "3" is renumbered, head "3" names the first one
-    7: ("pedalion", [("1", "πέμψον", "v2sama---", "PRED", "0"),
-                     ("2", "μοι", "p1s---cd-", "OBJ", "1"),
-                     ("3", "φάσιν", "n-s---fa-", "OBJ", "1"),
-                     ("3", "ταχέως", "d--------", "ADV", "1"),
-                     ("4", "τήν", "l-s---fa-", "ATR", "3")]),
+    7: ("pedalion", """
+        1 πέμψον v2sama--- PRED 0 | 1 0 root   root
+        2 μοι    p1s---cd- OBJ  1 | 2 1 obj    obj
+        3 φάσιν  n-s---fa- OBJ  1 | 3 1 obj    obj
+        3 ταχέως d-------- ADV  1 | 4 1 advmod advmod duplicate_id
+        4 τήν    l-s---fa- ATR  3 | 5 3 det    nmod
+        """),
     # COORD with _CO members: the coordinator takes the members' relation, the members are conj
-    8: ("agdt", [("1", "Ἀχιλλεύς", "n-s---mn-", "SBJ_CO", "2"),
-                 ("2", "καί", "c--------", "COORD", "4"),
-                 ("3", "Ἕκτωρ", "n-s---mn-", "SBJ_CO", "2"),
-                 ("4", "ἦλθον", "v3paia---", "PRED", "0")]),
+    8: ("agdt", """
+        1 Ἀχιλλεύς n-s---mn- SBJ_CO 2 | 1 2 conj  conj
+        2 καί      c-------- COORD  4 | 2 4 nsubj nsubj
+        3 Ἕκτωρ    n-s---mn- SBJ_CO 2 | 3 2 conj  conj
+        4 ἦλθον    v3paia--- PRED   0 | 4 0 root  root
+        """),
     # a coordination of predicates at the root, and a coordination of prepositional phrases whose
     # members are found through AuxP
-    9: ("gorman", [("1", "ἔμενε", "v3siia---", "PRED_CO", "2"),
-                   ("2", "καί", "c--------", "COORD", "0"),
-                   ("3", "ἔπινε", "v3siia---", "PRED_CO", "2"),
-                   ("4", "ἤ", "c--------", "COORD", "3"),
-                   ("5", "ἐν", "r--------", "AuxP", "4"),
-                   ("6", "οἴκῳ", "n-s---md-", "ADV_CO", "5"),
-                   ("7", "ἐν", "r--------", "AuxP", "4"),
-                   ("8", "ἀγρῷ", "n-s---md-", "ADV_CO", "7")]),
+    9: ("gorman", """
+        1 ἔμενε v3siia--- PRED_CO 2 | 1 2 conj conj
+        2 καί   c-------- COORD   0 | 2 0 root root
+        3 ἔπινε v3siia--- PRED_CO 2 | 3 2 conj conj
+        4 ἤ     c-------- COORD   3 | 4 3 obl  obl
+        5 ἐν    r-------- AuxP    4 | 5 4 case case
+        6 οἴκῳ  n-s---md- ADV_CO  5 | 6 5 conj conj
+        7 ἐν    r-------- AuxP    4 | 7 4 case case
+        8 ἀγρῷ  n-s---md- ADV_CO  7 | 8 7 conj conj
+        """),
     # POS-dependent choices: ATR on an article (det) and an adjective (amod), OBJ on an infinitive
-    10: ("agdt", [("1", "ὁ", "l-s---mn-", "ATR", "3"),
-                  ("2", "σοφός", "a-s---mn-", "ATR", "3"),
-                  ("3", "ἀνήρ", "n-s---mn-", "SBJ", "4"),
-                  ("4", "βούλεται", "v3spie---", "PRED", "0"),
-                  ("5", "λέγειν", "v--pna---", "OBJ", "4")]),
+    10: ("agdt", """
+        1 ὁ        l-s---mn- ATR  3 | 1 3 det   nmod
+        2 σοφός    a-s---mn- ATR  3 | 2 3 amod  nmod
+        3 ἀνήρ     n-s---mn- SBJ  4 | 3 4 nsubj nsubj
+        4 βούλεται v3spie--- PRED 0 | 4 0 root  root
+        5 λέγειν   v--pna--- OBJ  4 | 5 4 ccomp ccomp
+        """),
     # a UD tree: punctuation removed (its dependent re-attached), own DEPREL kept, subtype merged
-    11: ("ud_perseus", [("1", "ἔβη", "VERB", "root", "0"),
-                        ("2", ",", "PUNCT", "punct", "1"),
-                        ("3", "οἴκαδε", "ADV", "advmod", "2"),
-                        ("4", "ἐς", "ADP", "case", "5"),
-                        ("5", "νῆας", "NOUN", "obl:arg", "1")]),
+    11: ("ud_perseus", """
+        1 ἔβη    VERB  root    0 | 1 0 root    root
+        2 ,      PUNCT punct   1 | removed
+        3 οἴκαδε ADV   advmod  2 | 2 1 advmod  advmod reattached_from_punct
+        4 ἐς     ADP   case    5 | 3 4 case    case
+        5 νῆας   NOUN  obl:arg 1 | 4 1 obl:arg obl
+        """),
     # nothing survives: the sentence has no published rows
-    12: ("agdt", [("1", ".", "u--------", "AuxK", "0")]),
+    12: ("agdt", """
+        1 . u-------- AuxK 0 | removed
+        """),
     # no root at all (a two-token cycle): broken at the first token, which becomes the root
-    13: ("agdt", [("1", "μέγα", "a-s---na-", "ATR", "2"),
-                  ("2", "κλέος", "n-s---na-", "OBJ", "1")]),
+    13: ("agdt", """
+        1 μέγα  a-s---na- ATR 2 | 1 0 root root cycle;no_root
+        2 κλέος n-s---na- OBJ 1 | 2 1 obj  obj
+        """),
     # Harrington's functional labels, and a label the relation map does not know
-    14: ("harrington", [("1", "κυρίου", "n-s---mg-", "G-ABSOL", "2"),
-                        ("2", "λέγοντος", "v-sppamg-", "G-ABSOL", "4"),
-                        ("3", "Σωσάννα", "n-s---fv-", "V-VOC", "4"),
-                        ("4", "ἀκούει", "v3spia---", "PRED", "0"),
-                        ("5", "αὐτήν", "p-s---fa-", "A-DO", "4"),
-                        ("6", "ὦ", "i--------", "XYZZY", "4")]),
+    14: ("harrington", """
+        1 κυρίου   n-s---mg- G-ABSOL 2 | 1 2 nsubj    nsubj
+        2 λέγοντος v-sppamg- G-ABSOL 4 | 2 4 advcl    advmod
+        3 Σωσάννα  n-s---fv- V-VOC   4 | 3 4 vocative dep
+        4 ἀκούει   v3spia--- PRED    0 | 4 0 root     root
+        5 αὐτήν    p-s---fa- A-DO    4 | 5 4 obj      obj
+        6 ὦ        i-------- XYZZY   4 | 6 4 dep      dep
+        """),
 }
 
-# sentence_uid -> [(src, i, head, deprel_ud, deprel, repair)] in i order
-EXPECTED = {
-    1: [("1", 1, 5, "advmod", "advmod", None),
-        ("2", 2, 5, "amod", "nmod", "reattached_from_elliptic"),
-        ("3", 3, 5, "obj", "obj", None),
-        ("4", 4, 3, "nmod", "nmod", None),
-        ("5", 5, 0, "root", "root", None)],
-    2: [("1", 1, 2, "nsubj", "nsubj", "reattached_from_elliptic;reattached_from_punct"),
-        ("2", 2, 0, "root", "root", None),
-        ("6", 3, 2, "amod", "nmod", "reattached_from_punct")],
-    3: [("1", 1, 0, "root", "root", None),
-        ("2", 2, 1, "obj", "obj", "cycle"),
-        ("3", 3, 2, "nmod", "nmod", None),
-        ("4", 4, 3, "advmod", "advmod", None),
-        ("5", 5, 4, "advmod", "advmod", None)],
-    4: [("1", 1, 0, "root", "root", None),
-        ("2", 2, 1, "obj", "obj", "self_loop")],
-    5: [("1", 1, 0, "root", "root", None),
-        ("3", 2, 1, "parataxis", "dep", "extra_root"),
-        ("4", 3, 2, "nsubj", "nsubj", None)],
-    6: [("1", 1, 0, "root", "root", None),
-        ("2", 2, 1, "obj", "obj", "head_out_of_range"),
-        ("3", 3, 1, "advmod", "advmod", "empty_head"),
-        ("4", 4, 1, "advmod", "advmod", "empty_head")],
-    7: [("1", 1, 0, "root", "root", None),
-        ("2", 2, 1, "obj", "obj", None),
-        ("3", 3, 1, "obj", "obj", None),
-        ("3", 4, 1, "advmod", "advmod", "duplicate_id"),
-        ("4", 5, 3, "det", "nmod", None)],
-    8: [("1", 1, 2, "conj", "conj", None),
-        ("2", 2, 4, "nsubj", "nsubj", None),
-        ("3", 3, 2, "conj", "conj", None),
-        ("4", 4, 0, "root", "root", None)],
-    9: [("1", 1, 2, "conj", "conj", None),
-        ("2", 2, 0, "root", "root", None),
-        ("3", 3, 2, "conj", "conj", None),
-        ("4", 4, 3, "obl", "obl", None),
-        ("5", 5, 4, "case", "case", None),
-        ("6", 6, 5, "conj", "conj", None),
-        ("7", 7, 4, "case", "case", None),
-        ("8", 8, 7, "conj", "conj", None)],
-    10: [("1", 1, 3, "det", "nmod", None),
-         ("2", 2, 3, "amod", "nmod", None),
-         ("3", 3, 4, "nsubj", "nsubj", None),
-         ("4", 4, 0, "root", "root", None),
-         ("5", 5, 4, "ccomp", "ccomp", None)],
-    11: [("1", 1, 0, "root", "root", None),
-         ("3", 2, 1, "advmod", "advmod", "reattached_from_punct"),
-         ("4", 3, 4, "case", "case", None),
-         ("5", 4, 1, "obl:arg", "obl", None)],
-    12: [],
-    13: [("1", 1, 0, "root", "root", "cycle;no_root"),
-         ("2", 2, 1, "obj", "obj", None)],
-    14: [("1", 1, 2, "nsubj", "nsubj", None),
-         ("2", 2, 4, "advcl", "advmod", None),
-         ("3", 3, 4, "vocative", "dep", None),
-         ("4", 4, 0, "root", "root", None),
-         ("5", 5, 4, "obj", "obj", None),
-         ("6", 6, 4, "dep", "dep", None)],
-}
+
+def _parse(table: str) -> tuple[list[tuple], list[tuple]]:
+    """(source rows ``(id, form, postag_or_upos, relation, head[, "artificial"])``, expected
+    int_tree_tokens rows ``(src, i, head, deprel_ud, deprel, repair)`` in i order) of a table of
+    SENTENCES."""
+    rows, published = [], []
+    for line in table.strip().splitlines():
+        source, _, out = line.partition("|")
+        id_, form, tag, relation, head, *flags = shlex.split(source)
+        rows.append((id_, form, None if tag == "_" else tag, relation, head, *flags))
+        if out.split() != ["removed"]:
+            i, head_i, deprel_ud, deprel, *repair = out.split()
+            published.append((id_, int(i), int(head_i), deprel_ud, deprel, repair[0] if repair else None))
+    return rows, published
+
+
+PARSED = {uid: (project, *_parse(table)) for uid, (project, table) in SENTENCES.items()}
+SOURCE = {uid: (project, rows) for uid, (project, rows, _) in PARSED.items()}
+EXPECTED = {uid: published for uid, (_, _, published) in PARSED.items()}
 
 
 def _int(s):
@@ -218,7 +209,7 @@ def _tree_project(*extra: str) -> runner.Project:
 def built() -> duckdb.DuckDBPyConnection:
     """The tree models built over SENTENCES, with every declared data test passing."""
     con = duckdb.connect()
-    _tables(con, SENTENCES)
+    _tables(con, SOURCE)
     runner.run(con, _tree_project())
     yield con
     con.close()

@@ -1,6 +1,6 @@
-"""SPEC §11 variation statistics: the real model SQL (mart_published_tokens, mart_rates,
-mart_variation, mart_merge_effects) and the README analyst queries (sql/analyses/*.sql), run on a
-tiny hand-made warehouse whose answers are worked out by hand below, and on the real build.
+"""SPEC §11 variation statistics: the real model SQL (int_eligible_records, mart_published_tokens,
+mart_rates, mart_variation, mart_merge_effects) and the README analyst queries (sql/analyses/*.sql),
+run on a tiny hand-made warehouse whose answers are worked out by hand below, and on the real build.
 
 The hand-made corpus (min_cell_tokens = 10; every sentence has 5 tokens, token 1 the root):
 
@@ -35,7 +35,7 @@ from sphragis import runner
 
 REPO = Path(__file__).resolve().parents[1]
 ANALYSES = REPO / "sql" / "analyses"
-MODELS = ["mart_published_tokens", "int_cell_profiles", "mart_rates", "mart_variation", "mart_merge_effects"]
+MODELS = ["int_eligible_records", "mart_published_tokens", "int_cell_profiles", "mart_rates", "mart_variation", "mart_merge_effects"]
 PUBLISHED_DEPREL = {"root": "root", "conj": "conj", "discourse": "advmod", "advmod": "advmod",
                     "vocative": "dep", "obl": "obl"}
 
@@ -77,7 +77,7 @@ def _warehouse(path: Path) -> duckdb.DuckDBPyConnection:
     con = duckdb.connect(str(path))
     con.execute("create table int_units (sentence_uid bigint, project varchar, dedup_key varchar)")
     con.execute("create table int_curated_sentences (sentence_uid bigint, project varchar, author varchar, "
-                "work varchar, genre varchar, is_retained boolean)")
+                "work varchar, work_id varchar, genre varchar, is_retained boolean)")
     con.execute("create table int_dedup_groups (dedup_key varchar, status varchar)")
     con.execute("create table int_eligible_sentences (sentence_uid bigint, dedup_key varchar)")
     con.execute("create table int_tree_tokens (sentence_uid bigint, token_pos integer, i integer, head integer, "
@@ -90,8 +90,8 @@ def _warehouse(path: Path) -> duckdb.DuckDBPyConnection:
     chosen = {}
     for uid, project, author, retained, key, rels in SENTENCES:
         con.execute("insert into int_units values (?, ?, ?)", [uid, project, key])
-        con.execute("insert into int_curated_sentences values (?, ?, ?, ?, ?, ?)",
-                    [uid, project, author, f"Work of {author}", "prose", retained])
+        con.execute("insert into int_curated_sentences values (?, ?, ?, ?, ?, ?, ?)",
+                    [uid, project, author, f"Work of {author}", None, "prose", retained])
         if retained and key not in CONFLICT_KEYS and key not in chosen:
             chosen[key] = uid  # ud_perseus would win by priority; any one record per group will do
         for pos, rel in enumerate(["root", *rels], start=1):

@@ -1,33 +1,23 @@
--- Deduplication (SPEC §7): retained published units sharing a dedup_key become one row whose
--- parse comes from the highest-priority project (then the smallest sentence_uid, i.e. upstream
--- file and position order); every contributing record is kept in source_records. Groups whose
--- retained author labels conflict are omitted (see int_dedup_groups). Grain: one row per
--- eligible dedup_key.
+-- Deduplication (SPEC §7): the records of an eligible group (int_eligible_records: retained
+-- published units sharing a dedup_key) become one row whose parse comes from the highest-priority
+-- project (then the smallest sentence_uid, i.e. upstream file and position order); every
+-- contributing record is kept in source_records. Groups whose retained author labels conflict are
+-- omitted (see int_dedup_groups). Grain: one row per eligible dedup_key.
 --
 -- The chosen parse's payload (text, tokens, native_syntax) is not copied here: it stays in
 -- int_units, joined on sentence_uid by what needs it (the exporter's sql/queries/export_units.sql).
 -- Writing those token lists a second time cost more than any reader saves (issue 14).
 with
 
-units as (select * from {{ ref('int_units') }}),
-
-curated as (select * from {{ ref('int_curated_sentences') }}),
+eligible_records as (select * from {{ ref('int_eligible_records') }}),
 
 sentences as (select * from {{ ref('int_sentences') }}),
 
 priority as (select * from {{ ref('source_priority') }}),
 
-groups as (select * from {{ ref('int_dedup_groups') }}),
-
 records as (
     select
-        u.sentence_uid,
-        u.project,
-        u.dedup_key,
-        c.author,
-        c.work,
-        c.work_id,
-        c.genre,
+        r.*,
         s.treebank_source,
         s.snapshot,
         s.commit,
@@ -42,12 +32,9 @@ records as (
         s.passage,
         p.priority,
         p.syntax_scheme
-    from units as u
-    inner join curated as c on u.sentence_uid = c.sentence_uid
-    inner join sentences as s on u.sentence_uid = s.sentence_uid
-    inner join priority as p on u.project = p.project
-    inner join groups as g on u.dedup_key = g.dedup_key
-    where c.is_retained and g.status = 'eligible'
+    from eligible_records as r
+    inner join sentences as s on r.sentence_uid = s.sentence_uid
+    inner join priority as p on r.project = p.project
 ),
 
 ranked as (

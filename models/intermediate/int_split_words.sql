@@ -77,14 +77,9 @@ xml_counted as (
 ),
 
 xml_pieces as (
+    -- the columns of `tokens` that a piece keeps, in their order (as mwt_pieces)
     select
-        project,
-        sentence_uid,
-        token_pos,
-        src_id,
-        token_num,
-        head_num,
-        form,
+        * exclude (prev_form, word_no, n_pieces),
         'hyphen' as split_kind,
         sentence_uid || ':' || word_no as word_id,
         -- a piece is a clitic when a hyphen marks its joining edge

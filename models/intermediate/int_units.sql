@@ -67,7 +67,7 @@ final as (
         u.tokens,
         case when p.syntax_scheme = 'UD' then [] else n.native_records end as native_syntax,
         u.n_tokens,
-        replace(regexp_replace(lower(strip_accents(u.text)), '[^\p{L}]', '', 'g'), 'ς', 'σ') as dedup_key
+        {{ dedup_key('u.text') }} as dedup_key
     from units as u
     inner join sentences as s on u.sentence_uid = s.sentence_uid
     inner join priority as p on s.project = p.project

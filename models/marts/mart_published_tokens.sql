@@ -1,6 +1,6 @@
--- Token-level view for analysts (SPEC §5, §11): one row per published token of every retained
--- unit whose dedup group is eligible. Every contributing record of a group is here, each in its
--- own project's annotation, not only the chosen parse: that is what lets the same author be
+-- Token-level view for analysts (SPEC §5, §11): one row per published token of every record of an
+-- eligible dedup group (int_eligible_records). Every contributing record of a group is here, each
+-- in its own project's annotation, not only the chosen parse: that is what lets the same author be
 -- compared across annotators. Published values (upos, deprel, feats) sit next to the pre-merge
 -- ones (upos_source, deprel_ud, feats_full).
 --
@@ -14,29 +14,22 @@ tree_tokens as (select * from {{ ref('int_tree_tokens') }}),
 
 morphology as (select * from {{ ref('int_token_morphology') }}),
 
-units as (select * from {{ ref('int_units') }}),
-
-curated as (select * from {{ ref('int_curated_sentences') }}),
-
-dedup_groups as (select * from {{ ref('int_dedup_groups') }}),
+eligible_records as (select * from {{ ref('int_eligible_records') }}),
 
 eligible as (select * from {{ ref('int_eligible_sentences') }}),
 
 records as (
     select
-        u.sentence_uid,
-        u.dedup_key,
-        c.project,
-        c.author,
-        c.work,
-        c.genre,
+        r.sentence_uid,
+        r.dedup_key,
+        r.project,
+        r.author,
+        r.work,
+        r.genre,
         e.sentence_uid is not null as is_chosen_parse,
-        row_number() over (partition by u.dedup_key, c.project order by u.sentence_uid) = 1 as is_first_in_project
-    from units as u
-    inner join curated as c on u.sentence_uid = c.sentence_uid
-    inner join dedup_groups as g on u.dedup_key = g.dedup_key
-    left join eligible as e on u.sentence_uid = e.sentence_uid
-    where c.is_retained and g.status = 'eligible'
+        row_number() over (partition by r.dedup_key, r.project order by r.sentence_uid) = 1 as is_first_in_project
+    from eligible_records as r
+    left join eligible as e on r.sentence_uid = e.sentence_uid
 ),
 
 final as (

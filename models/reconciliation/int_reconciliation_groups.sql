@@ -26,13 +26,7 @@ priority as (select * from {{ ref('source_priority') }}),
 source_keys as (
     select
         sentence_uid,
-        replace(
-            regexp_replace(
-                lower(strip_accents(string_agg(coalesce(source_form, form), '' order by i))), '[^\p{L}]', '', 'g'
-            ),
-            'ς',
-            'σ'
-        ) as seed_key
+        {{ dedup_key("string_agg(coalesce(source_form, form), '' order by i)") }} as seed_key
     from published_tokens
     group by sentence_uid
 ),
