@@ -109,7 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
                        "its manifest goes to <warehouse>.manifest.json.")
     b.add_argument("--models-only", action="store_true",
                    help="reuse the raw tables of the current warehouse; rebuild only the models")
-    b.add_argument("--workers", type=int, default=None, help="ingest processes (default: CPU count)")
+    b.add_argument("--workers", type=int, default=None, help="ingest processes, and models and tests run at once (default: CPU count; models at most 4)")
     b.add_argument("--select", action="append", metavar="SELECTOR",
                    help="build only these models: MODEL, +MODEL (with its ancestors), MODEL+ (with its "
                    "descendants), +MODEL+, state:modified+ (repeatable; README 'Incremental builds')")

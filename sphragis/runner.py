@@ -19,6 +19,8 @@
   model-level ``unique_combination: [cols]`` and ``expression: <sql boolean true on every row>``.
   A model's tests run right after it is built (as ``dbt build`` does), so a failing ``int_*`` test
   stops the build before the marts; :class:`ModelTestFailure` names model, column, test and rows.
+  Like ``dbt build --threads``, models and tests run :func:`default_workers` at a time on their
+  own cursors: a model starts once the models and seeds it reads are built and their tests passed.
 * **SQL tests**: every ``sql/tests/*.sql`` is a templated query that must return no rows; they run
   after the models they ``ref()``.
 * **Fingerprints and reuse**: each model's fingerprint is the sha256 of the runner version, its
@@ -50,8 +52,11 @@ import graphlib
 import hashlib
 import json
 import re
+import os
+import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -67,6 +72,8 @@ SQL_TESTS_DIR = SQL_DIR / "tests"
 #: The table holding the manifest of the build that made the warehouse (one row, column ``manifest``).
 MANIFEST_TABLE = "build_manifest"
 MANIFEST_VERSION = 1
+#: The most models and tests :func:`execute` runs at once (:func:`default_workers`).
+MAX_WORKERS = 4
 #: Part of every fingerprint: the SQL engine and the Python UDFs (the bytes of ``udfs.py``, read
 #: without importing it) decide what a model's SQL means.
 RUNNER_VERSION = hashlib.sha256(
@@ -704,6 +711,13 @@ def plan(
     return p
 
 
+def default_workers() -> int:
+    """How many models and tests :func:`execute` runs at once: the machine's CPUs, at most
+    :data:`MAX_WORKERS` (DuckDB also runs each query on several threads; the memory limit set on
+    the connection is shared by all of them)."""
+    return max(1, min(MAX_WORKERS, os.cpu_count() or 1))
+
+
 def execute(
     con: duckdb.DuckDBPyConnection,
     project: Project | None = None,
@@ -715,12 +729,19 @@ def execute(
     test: bool = True,
     on_model: Callable[[str, float, int | None], None] | None = None,
     previous: dict | None = None,
+    workers: int | None = None,
 ) -> RunReport:
     """Build the models (reusing unchanged ones), running each model's data tests right after it.
 
     What to build, reuse and test is decided by :func:`plan` (its :meth:`Plan.decide`), with the
     output fingerprints of the models actually built: a model rebuilt with the same content as
     before hands on its previous output fingerprint (early cutoff, module docstring).
+
+    Models and tests run ``workers`` at a time, each on its own cursor of ``con``, as ``dbt build
+    --threads`` does: a model starts once every model and seed it reads is built (or reused) and
+    their data tests have passed; a ready test goes before a ready model. After the first failure
+    nothing new starts; what is running finishes, then the failure is raised. The tables do not
+    depend on ``workers`` (each model's SQL reads only finished tables).
 
     Args:
         con: an open DuckDB connection holding the raw tables (and, for reuse, the models and the
@@ -732,23 +753,24 @@ def execute(
         source_fingerprints: ``"raw.<table>"`` → content hash of each raw table; a model reading a
             source without one is always rebuilt.
         test: run the data and SQL tests.
-        on_model: callback ``(name, seconds, rows)`` after each model built.
+        on_model: callback ``(name, seconds, rows)`` after each model built (on the calling thread).
         previous: the manifest to compare with, when ``con`` is a new file (default: the one in
             ``con``); its models are not in ``con``, so they are built, with the reason it gives.
+        workers: models and tests at once (default :func:`default_workers`; 1 runs them in order).
 
     Returns:
         :class:`RunReport`; the manifest is also stored in table ``build_manifest``.
 
     Raises:
         ModelError: a model's SQL failed (names the model file and DuckDB's message).
-        ModelTestFailure: a data test failed (the models after it are not built).
+        ModelTestFailure: data or SQL tests failed (no model that reads the tested one is started).
     """
     from . import udfs  # imported here: a plan alone (an up-to-date build) needs no UDFs
 
     project = project or load_project()
     p = plan(con, project, variables=variables, select=select, full=full, source_fingerprints=source_fingerprints,
              test=test, previous=previous)
-    udfs.register(con)
+    udfs.register(con)  # the cursors share the connection's functions
     report = RunReport()
     rels = dict(p.rels)
     if not p.up_to_date:
@@ -757,58 +779,170 @@ def execute(
         con.execute(f"drop table if exists {MANIFEST_TABLE}")
     load_seeds(con, project, p.stale_seeds)
     has_dependents = {r for m in project.models.values() for r in m.refs}
+    # data tests (owned by a model or a seed) and SQL tests (owned by none), in a stable order
+    tests = {tid: t for tid, t in p.compiled_tests.items() if test}
+    # model or seed → its data tests not finished yet that read only it and what it is built from
+    # (a relationships test towards a model built from it waits for that model; it gates nothing)
+    untested: dict[str, int] = {}
+    gates: set[str] = set()
+    for tid, t in tests.items():
+        if t[1] is not None and set(t[4]) <= _upstream(project, t[1]):
+            untested[t[1]] = untested.get(t[1], 0) + 1
+            gates.add(tid)
 
     effective: dict[str, str] = {}
-    pending = []  # (test id, model, desc, sql, depends) not yet run
-    tests = {tid: t for tid, t in p.compiled_tests.items() if not tid.startswith("sql_test.")}
     done: set[str] = set(project.seeds)  # what tests may read: seeds, and models once built or kept
+    skipped: set[str] = set()
     results: dict[str, dict] = {}
-    if test:  # the seeds' own data tests (models/_seeds.yml) run first
-        pending.extend(tid for tid, t in tests.items() if t[1] in project.seeds)
-        _run_ready(con, p, pending, tests, done, effective, report)
-    for name in p.order:
-        m = project.models[name]
-        d = p.decide(name, effective)
-        if d.action == "skip":
-            continue
-        if d.action == "keep":
+    waiting = list(p.order)  # models not decided or not started
+    decisions: dict[str, Decision] = {}
+    queued: list[str] = []  # tests whose tables are all done, not started
+    seen_tests: set[str] = set()
+    running: dict = {}  # future → ("model", name) | ("test", tid)
+    failures: list[tuple[str, str, str]] = []
+    errors: list[BaseException] = []
+    local = threading.local()
+    cursors: list[duckdb.DuckDBPyConnection] = []
+
+    def cursor() -> duckdb.DuckDBPyConnection:
+        cur = getattr(local, "cursor", None)
+        if cur is None:
+            cur = local.cursor = con.cursor()
+            cursors.append(cur)
+        return cur
+
+    def model_job(name: str, compare: bool, old_content):
+        return _build_one(cursor(), project.models[name], p.rendered[name], rels,
+                          old_content=old_content if compare else None, compare=compare)
+
+    def test_job(t):
+        t0 = time.perf_counter()
+        fail = _check(cursor(), t[1] or t[0], t[2], t[3])
+        return fail, time.perf_counter() - t0
+
+    def finish_test(tid: str, fingerprint: str, fail: list | None) -> None:
+        t = tests[tid]
+        report.test_records[tid] = {"model": t[1], "test": t[2], "sql": t[3], "depends_on": t[4],
+                                    "fingerprint": fingerprint, "status": "fail" if fail else "pass"}
+        if tid in gates:
+            untested[t[1]] -= 1
+        if fail:
+            path = p.sql_test_paths.get(tid)
+            failures.extend((m, f"{path}: {d}" if path else d, x) for m, d, x in fail)
+
+    def settle() -> None:
+        """Decide what needs no worker (reuse, keep, skip) and queue the tests that became ready."""
+        for name in list(waiting):
+            m = project.models[name]
+            if any(r in project.models and r not in effective and r not in skipped for r in m.refs):
+                continue
+            d = decisions.setdefault(name, p.decide(name, effective))
+            if d.action == "build":
+                continue
+            waiting.remove(name)
+            if d.action == "skip":
+                skipped.add(name)
+                continue
             effective[name] = d.output
-            report.status[name] = ("kept", d.reason)
             done.add(name)
-            continue
-        old = p.previous(name)
-        out = d.output
-        content = old.get("content") if isinstance(old.get("content"), list) and len(old["content"]) == 4 else None
-        if d.action == "reuse":
+            if d.action == "keep":  # left as it is: its tests do not run
+                report.status[name] = ("kept", d.reason)
+                untested[name] = 0
+                seen_tests.update(tid for tid, t in tests.items() if t[1] == name)
+                continue
+            old = p.previous(name)
             report.status[name] = ("reused", "unchanged")
             report.rows[name] = old.get("rows")
-        else:
+            results[name] = {"fingerprint": d.fingerprint, "output_fingerprint": d.output,
+                             "content": _content(old), "sql_hash": _sha(p.rendered[name]), "inputs": d.inputs,
+                             "rows": old.get("rows"), "materialized": project.models[name].materialized}
+        for tid, t in tests.items():
+            if tid in seen_tests or not set(t[4]) <= done:
+                continue
+            if t[1] is not None and t[1] in project.models and t[1] not in results:
+                continue  # a kept model's tests do not run
+            seen_tests.add(tid)
+            f = p.test_fingerprint(t, effective)
+            if p.passed_before(tid, f):
+                report.tests_skipped += 1
+                finish_test(tid, f, None)
+            else:
+                queued.append(tid)
+
+    def next_job(pool):
+        if queued:
+            tid = queued.pop(0)
+            return pool.submit(test_job, tests[tid]), ("test", tid, p.test_fingerprint(tests[tid], effective))
+        for name in waiting:
+            d = decisions.get(name)
+            if d is None or any(r not in done or untested.get(r, 0) for r in project.models[name].refs
+                                if r in project.models or r in project.seeds):
+                continue
+            waiting.remove(name)
+            m, old = project.models[name], p.previous(name)
             # early cutoff: a table with dependents rebuilt over its previous version is compared
             # with it; the same content hands on the previous output fingerprint
             compare = (not full and m.materialized != "view" and rels.get(name) == "table" and name in has_dependents
                        and bool(old) and not _unknown(d.fingerprint) and not _unknown(p._previous_output(name)))
-            report.rows[name], report.seconds[name], content, same = _build_one(
-                con, m, p.rendered[name], rels, old_content=content if compare else None, compare=compare)
-            rels[name] = "view" if m.materialized == "view" else "table"
-            report.status[name] = ("built", d.reason)
-            if same:
-                out = p._previous_output(name)
-                report.unchanged_output.add(name)
-        effective[name] = out
-        done.add(name)
-        results[name] = {"fingerprint": d.fingerprint, "output_fingerprint": out, "content": content,
-                         "sql_hash": _sha(p.rendered[name]), "inputs": d.inputs, "rows": report.rows.get(name),
-                         "materialized": m.materialized}
-        if on_model and report.status[name][0] == "built":
-            on_model(name, report.seconds[name], report.rows[name])
-        if test:
-            pending.extend(tid for tid, t in tests.items() if t[1] == name)
-            _run_ready(con, p, pending, tests, done, effective, report)
-    if test:
-        for tid, path in p.sql_test_paths.items():
-            t = p.compiled_tests[tid]
-            if set(t[4]) <= done:
-                _run_test(con, p, t, effective, report, path=path)
+            return pool.submit(model_job, name, compare, _content(old)), ("model", name, d)
+        return None
+
+    n = workers or default_workers()
+    with ThreadPoolExecutor(max_workers=n, thread_name_prefix="sphragis-model") as pool:
+        try:
+            while True:
+                settle()
+                while not (failures or errors) and len(running) < n:
+                    job = next_job(pool)
+                    if job is None:
+                        break
+                    running[job[0]] = job[1]
+                if not running:
+                    break
+                finished, _ = wait(running, return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    kind, key, extra = running.pop(fut)
+                    try:
+                        got = fut.result()
+                    except ModelError as exc:
+                        errors.append(exc)
+                        continue
+                    if kind == "test":
+                        fail, secs = got
+                        report.tests_run += 1
+                        report.test_seconds += secs
+                        finish_test(key, extra, fail)
+                        continue
+                    d, m = extra, project.models[key]
+                    rows, secs, content, same = got
+                    rels[key] = "view" if m.materialized == "view" else "table"
+                    report.rows[key], report.seconds[key] = rows, secs
+                    report.status[key] = ("built", d.reason)
+                    out = d.output
+                    if same:
+                        out = p._previous_output(key)
+                        report.unchanged_output.add(key)
+                    effective[key] = out
+                    done.add(key)
+                    results[key] = {"fingerprint": d.fingerprint, "output_fingerprint": out, "content": content,
+                                    "sql_hash": _sha(p.rendered[key]), "inputs": d.inputs, "rows": rows,
+                                    "materialized": m.materialized}
+                    if on_model:
+                        on_model(key, secs, rows)
+        finally:
+            for fut in list(running):
+                fut.result() if not fut.exception() else None
+            for cur in cursors:
+                cur.close()
+    if errors:
+        raise errors[0]
+    if failures:
+        raise ModelTestFailure(failures)
+    if waiting:
+        raise ModelError(f"models never became ready: {', '.join(waiting)}")  # a runner bug, not a user error
+    order = {n: i for i, n in enumerate(p.order)}
+    report.status = dict(sorted(report.status.items(), key=lambda kv: order[kv[0]]))
+    report.rows = dict(sorted(report.rows.items(), key=lambda kv: order[kv[0]]))
     for name in p.order:  # models outside the selection keep the record of their last build
         if name not in results and p.previous(name) and name in rels:
             results[name] = p.previous(name)
@@ -816,6 +950,24 @@ def execute(
     con.execute(f"create or replace table {MANIFEST_TABLE} as select ?::varchar as manifest",
                 [json.dumps(report.manifest, sort_keys=True, ensure_ascii=False)])
     return report
+
+
+def _upstream(project: Project, name: str) -> set[str]:
+    """``name`` and every model and seed it is built from (its refs, transitively; not the
+    targets of its tests, unlike :meth:`Project.ancestors`)."""
+    todo, seen = [name], set()
+    while todo:
+        n = todo.pop()
+        if n not in seen:
+            seen.add(n)
+            todo.extend(project.models[n].refs if n in project.models else ())
+    return seen
+
+
+def _content(old: dict) -> list | None:
+    """A previous build's recorded :func:`content_of` list, when it has all four entries."""
+    c = old.get("content")
+    return c if isinstance(c, list) and len(c) == 4 else None
 
 
 def _unknown(fingerprint: str | None) -> bool:
@@ -910,36 +1062,6 @@ def content_of(con: duckdb.DuckDBPyConnection, table: str, *, strict: bool = Fal
         expr = "hash(t)"
     rows, h = con.execute(f"select count(*), coalesce(sum({expr}::hugeint), 0)::varchar from {table} as t").fetchone()
     return [cols, rows, None, h] if strict else [cols, rows, h, None]
-
-
-def _run_ready(con, p: Plan, pending, tests, done, effective, report) -> None:
-    """Run the pending data tests whose models are all built; raise on the first model's failures."""
-    ready = [tid for tid in pending if set(tests[tid][4]) <= done]
-    failures = []
-    for tid in ready:
-        pending.remove(tid)
-        failures += _run_test(con, p, tests[tid], effective, report, raise_=False)
-    if failures:
-        raise ModelTestFailure(failures)
-
-
-def _run_test(con, p: Plan, t, effective, report, path=None, raise_=True) -> list:
-    tid, model, desc, sql, deps = t
-    f = p.test_fingerprint(t, effective)
-    rec = {"model": model, "test": desc, "sql": sql, "depends_on": deps, "fingerprint": f}
-    if p.passed_before(tid, f):
-        report.tests_skipped += 1
-        report.test_records[tid] = {**rec, "status": "pass"}
-        return []
-    t0 = time.perf_counter()
-    fail = _check(con, model or tid, desc, sql)
-    report.test_seconds += time.perf_counter() - t0
-    report.tests_run += 1
-    report.test_records[tid] = {**rec, "status": "fail" if fail else "pass"}
-    if fail and raise_:
-        where = f"{path}: " if path else ""
-        raise ModelTestFailure([(model or tid, where + desc, fail[0][2])])
-    return fail
 
 
 def _check(con, model: str, desc: str, sql: str) -> list[tuple[str, str, str]]:

@@ -190,11 +190,12 @@ def test_selection(proj):
     assert con.execute("select * from mart_counts").fetchall() == [("VERB", 3)]
 
 
-def test_a_failing_intermediate_test_stops_before_the_marts(proj):
+@pytest.mark.parametrize("workers", [1, 4])
+def test_a_failing_intermediate_test_stops_before_the_marts(proj, workers):
     root, con = proj
     (root / "sql/seeds/pos_map.csv").write_text("pos,upos\nn,NOUN\nv,ADJ\n", encoding="utf-8")
     with pytest.raises(runner.ModelTestFailure, match=r"int_words: accepted_values\(upos\): 1 failing row"):
-        runner.execute(con, _project(root), source_fingerprints=SRC)
+        runner.execute(con, _project(root), source_fingerprints=SRC, workers=workers)
     tables = {r[0] for r in con.execute("select table_name from duckdb_tables()").fetchall()}
     assert "int_words" in tables and "mart_counts" not in tables
 
@@ -483,3 +484,29 @@ def test_seed_column_types_are_declared_once_in_the_schema_file(proj):
     _write(root, {"models/_seeds.yml": "seeds:\n  - name: ranks\n    config:\n      column_types: {rnak: integer}\n"})
     with pytest.raises(runner.ModelError, match=r"_seeds\.yml: seed ranks types columns not in .*ranks\.csv: rnak"):
         runner.execute(con, _project(root), source_fingerprints=SRC)
+
+
+def test_models_and_tests_run_at_once_and_build_the_same_warehouse(proj, tmp_path):
+    """workers=4 builds the tables, statuses, fingerprints and test results of workers=1; a
+    relationships test towards a model built from the tested one (int_words -> mart_counts) waits
+    for that model instead of holding it back (a deadlock before the runner ran models at once)."""
+    root, con = proj
+    yml = root / "models/intermediate/_int.yml"
+    text = yml.read_text()
+    assert text.count("field: upos}}]") == 2
+    yml.write_text(text.replace("field: upos}}]", "field: upos}}, {relationships: {to: \"ref('mart_counts')\", field: upos}}]", 1))
+    serial = runner.execute(con, _project(root), source_fingerprints=SRC, workers=1)
+    other = duckdb.connect(str(tmp_path / "w4.duckdb"))
+    other.execute(
+        "create table raw_words as select * from (values ('logos', 'n'), ('legei', 'v'), ('ergon', 'n')) t(w, p)")
+    par = runner.execute(other, _project(root), source_fingerprints=SRC, workers=4)
+    assert par.status == serial.status and list(par.status) == list(serial.status)
+    assert set(par.status) == {"stg_words", "int_words", "mart_counts", "mart_lengths"}
+    assert (par.tests_run, serial.tests_run) == (8, 8)
+    assert par.manifest["tests"]["test.int_words.relationships(to mart_counts.upos)(upos)"]["status"] == "pass"
+    for key in ("models", "tests"):
+        assert par.manifest[key] == serial.manifest[key]
+    for table in ("int_words", "mart_counts", "mart_lengths"):
+        q = f"select * from {table} order by all"
+        assert other.execute(q).fetchall() == con.execute(q).fetchall()
+    other.close()
