@@ -80,16 +80,15 @@ def _map_array(dicts: list[dict | None]) -> pa.Array:
 def _xml_token_arrays(words: XmlWords) -> dict[str, pa.Array]:
     """Token columns of an XML file as Arrow, straight from the flat attribute lists.
 
-    ``attrs`` is a map array over the flat names and values (offsets from the per-word counts);
-    each attribute column (``form`` ← ``@form``, ``xpos`` ← ``@postag``...) is then gathered from
-    the flat arrays with vectorized kernels (a word without the attribute gets NULL), instead of a
+    ``attrs`` is a map array over the flat names and values (the parser's offsets); each
+    attribute column (``form`` ← ``@form``, ``xpos`` ← ``@postag``...) is then gathered from the
+    flat arrays with vectorized kernels (a word without the attribute gets NULL), instead of a
     Python lookup per word.
     """
-    n = len(words.n_attrs)
-    offsets = np.zeros(n + 1, dtype=np.int32)
-    np.cumsum(np.asarray(words.n_attrs, dtype=np.int32), out=offsets[1:])
-    keys, values = pa.array(words.keys, pa.string()), pa.array(words.values, pa.string())
-    attrs = pa.MapArray.from_arrays(pa.array(offsets), keys, values)
+    n = len(words.line)
+    offsets = words.offsets.to_numpy()
+    keys, values = words.keys, words.values
+    attrs = pa.MapArray.from_arrays(words.offsets, keys, values)
     cols: dict[str, pa.Array] = {
         "sentence_pos": pa.array(words.sentence_pos, pa.int32()),
         "token_pos": pa.array(words.token_pos, pa.int32()),
@@ -176,7 +175,7 @@ def spill(af: ArrowFile, folder: Path, file_id: int, name: str) -> ArrowFile:
     af.sentences_path = str(folder / f"{file_id:06d}.sentences.parquet")
     af.tokens_path = str(folder / f"{file_id:06d}.tokens.parquet")
     pq.write_table(sentences, af.sentences_path, **_PARQUET_OPTIONS)
-    pq.write_table(tokens, af.tokens_path, **_PARQUET_OPTIONS)
+    pq.write_table(tokens, af.tokens_path, use_dictionary=_TOKEN_DICTIONARY_COLUMNS, **_PARQUET_OPTIONS)
     af.sentences = af.tokens = None
     return af
 
@@ -184,6 +183,11 @@ def spill(af: ArrowFile, folder: Path, file_id: int, name: str) -> ArrowFile:
 #: Spilled files are read once, right away: no compression, no statistics (measured on the real
 #: tokens: write 1.7 → 1.1 s CPU, DuckDB's read unchanged; 143 MB on disk at most).
 _PARQUET_OPTIONS = {"compression": "none", "write_statistics": False}
+#: Token columns written with a dictionary: those with few distinct values (attribute names, tags,
+#: relations, ids and heads). Forms, lemmas and attribute values are written plain: hashing them
+#: for a dictionary cost more than it saved (real tokens, CPU: write 2.46 → 1.63 s, DuckDB's
+#: insert unchanged; 220 MB on disk instead of 99).
+_TOKEN_DICTIONARY_COLUMNS = ["attrs.key_value.key", "id", "upos", "xpos", "head", "deprel"]
 
 
 def _parse(task: tuple[str, str, int, str | None]) -> ArrowFile:
@@ -210,8 +214,8 @@ def iter_parsed(files: list[SourceFile], *, workers: int | None = None, progress
 
     Results stream out as soon as the file and all files before it are parsed, so a consumer
     (:func:`load`) records each file while the pool is still parsing (SPEC §13). Files are
-    submitted in order; no single file is more than ~2% of the corpus, so the workers stay busy
-    to the end. Workers exit when the parent dies.
+    submitted largest first (bytes), so that the last tasks are small and the workers finish
+    together. Workers exit when the parent dies.
 
     Args:
         files: from :func:`discover`.
@@ -229,10 +233,15 @@ def iter_parsed(files: list[SourceFile], *, workers: int | None = None, progress
             if progress:
                 progress()
         return
+    largest_first = sorted(range(len(tasks)), key=lambda i: -files[i].abspath.stat().st_size)
     with ProcessPoolExecutor(max_workers=min(workers, len(tasks)), initializer=exit_with_parent,
                              initargs=(os.getpid(),)) as pool:
-        for pf in pool.map(_parse, tasks, chunksize=1):
-            yield pf
+        futures = [None] * len(tasks)
+        for i in largest_first:
+            futures[i] = pool.submit(_parse, tasks[i])
+        for i in range(len(futures)):
+            result, futures[i] = futures[i].result(), None  # in file order; hold no result twice
+            yield result
             if progress:
                 progress()
 
