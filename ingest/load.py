@@ -80,15 +80,16 @@ def _map_array(dicts: list[dict | None]) -> pa.Array:
 def _xml_token_arrays(words: XmlWords) -> dict[str, pa.Array]:
     """Token columns of an XML file as Arrow, straight from the flat attribute lists.
 
-    ``attrs`` is a map array over the flat names and values (the parser's offsets); each
-    attribute column (``form`` ← ``@form``, ``xpos`` ← ``@postag``...) is then gathered from the
-    flat arrays with vectorized kernels (a word without the attribute gets NULL), instead of a
+    ``attrs`` is a map array over the flat names and values (offsets from the per-word counts);
+    each attribute column (``form`` ← ``@form``, ``xpos`` ← ``@postag``...) is then gathered from
+    the flat arrays with vectorized kernels (a word without the attribute gets NULL), instead of a
     Python lookup per word.
     """
-    n = len(words.line)
-    offsets = words.offsets.to_numpy()
-    keys, values = words.keys, words.values
-    attrs = pa.MapArray.from_arrays(words.offsets, keys, values)
+    n = len(words.n_attrs)
+    offsets = np.zeros(n + 1, dtype=np.int32)
+    np.cumsum(np.asarray(words.n_attrs, dtype=np.int32), out=offsets[1:])
+    keys, values = pa.array(words.keys, pa.string()), pa.array(words.values, pa.string())
+    attrs = pa.MapArray.from_arrays(pa.array(offsets), keys, values)
     cols: dict[str, pa.Array] = {
         "sentence_pos": pa.array(words.sentence_pos, pa.int32()),
         "token_pos": pa.array(words.token_pos, pa.int32()),

@@ -14,10 +14,10 @@ Row shapes (lists are parallel, one entry per row):
   ``attrs`` (dict of XML attributes, verbatim, in document order; None for CoNLL-U).
 * rejects: ``line``, ``sentence_pos``, ``upstream_sentence_id``, ``reason``.
 
-For XML files the token columns are materialized lazily: the parser keeps the words' lines and
-their attributes as Arrow arrays (:class:`XmlWords`) and ``ParsedFile.tokens`` builds the lists
-above on first access, while :func:`sphragis.ingest.load.to_arrow` uses the Arrow arrays directly
-(SPEC §13: the ingest runs close to the raw parse floor).
+For XML files the token columns are materialized lazily: the parser keeps the words' attribute
+names and values in flat lists (:class:`XmlWords`) and ``ParsedFile.tokens`` builds the lists above
+on first access, while :func:`sphragis.ingest.load.to_arrow` turns the flat lists into Arrow directly (SPEC §13: the ingest
+runs close to the raw parse floor).
 """
 
 from __future__ import annotations
@@ -25,12 +25,8 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
-from operator import attrgetter
 from pathlib import Path
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 from lxml import etree
 
 SENTENCE_COLUMNS = (
@@ -52,27 +48,23 @@ _CONLLU_ID = re.compile(r"^(?:[1-9]\d*|[1-9]\d*-[1-9]\d*|\d+\.[1-9]\d*)$", re.AS
 class XmlWords:
     """The ``word`` elements of one XML file as parsed, before column materialization.
 
-    Attributes (``sentence_pos``, ``token_pos``, ``line``: parallel lists, one entry per word in
-    document order):
+    Attributes (``sentence_pos``, ``token_pos``, ``line``, ``n_attrs``: parallel lists, one entry
+    per word in document order; ``keys``, ``values``: one entry per attribute):
         sentence_pos: 1-based position of the word's sentence in the file.
         token_pos: 1-based position of the word in its sentence.
-        line: source line of the ``word`` start tag (lxml's ``sourceline``).
-        offsets: Arrow int32 array, ``len(line) + 1`` entries: word ``i``'s attributes are
-            ``keys[offsets[i]:offsets[i + 1]]`` / ``values[...]``.
-        keys, values: Arrow string arrays, every word's attribute names and values, verbatim,
-            word after word and in document order within a word (XML forbids repeated attribute
-            names, so names are unique per word).
-        read_by_word: True when the attributes were read word by word (``parse_agdt_xml(...,
-            serialize=False)``, also its fallback), False when split from the serialized sentences.
+        line: source line of the ``word`` start tag.
+        n_attrs: how many attributes the word has.
+        keys, values: every word's attribute names and values, verbatim, word after word and in
+            document order within a word (XML forbids repeated attribute names, so names are
+            unique per word); flat, so they become Arrow arrays without a Python loop.
     """
 
     sentence_pos: list[int] = field(default_factory=list)
     token_pos: list[int] = field(default_factory=list)
     line: list[int] = field(default_factory=list)
-    offsets: pa.Array | None = None
-    keys: pa.Array | None = None
-    values: pa.Array | None = None
-    read_by_word: bool = False
+    n_attrs: list[int] = field(default_factory=list)
+    keys: list[str] = field(default_factory=list)
+    values: list[str] = field(default_factory=list)
 
     #: token column → XML attribute it copies (the rest of the CoNLL-U columns are None for XML).
     ATTRIBUTE_COLUMNS = (("id", "id"), ("form", "form"), ("lemma", "lemma"), ("xpos", "postag"),
@@ -80,8 +72,10 @@ class XmlWords:
 
     def columns(self) -> dict[str, list]:
         """The token columns of the module docstring (``attrs`` as dicts)."""
-        offsets, keys, values = self.offsets.to_pylist(), self.keys.to_pylist(), self.values.to_pylist()
-        dicts = [dict(zip(keys[a:b], values[a:b])) for a, b in zip(offsets, offsets[1:])]
+        dicts, end = [], 0
+        for n in self.n_attrs:
+            start, end = end, end + n
+            dicts.append(dict(zip(self.keys[start:end], self.values[start:end])))
         cols: dict[str, list] = {"sentence_pos": self.sentence_pos, "token_pos": self.token_pos, "line": self.line}
         for col, attr in self.ATTRIBUTE_COLUMNS:
             cols[col] = [d.get(attr) for d in dicts]
@@ -89,57 +83,6 @@ class XmlWords:
             cols[col] = [None] * len(dicts)
         cols["attrs"] = dicts
         return {c: cols[c] for c in TOKEN_COLUMNS}
-
-
-#: lxml's escapes in a serialized attribute value and the characters they stand for; ``&amp;``
-#: last, so that an escaped ``&`` is never read as the start of another escape.
-_ATTRIBUTE_ESCAPES = (("&quot;", '"'), ("&lt;", "<"), ("&gt;", ">"), ("&#10;", "\n"), ("&#13;", "\r"),
-                      ("&#9;", "\t"), ("&amp;", "&"))
-
-
-def _attributes_from_serialized(sentences: list[bytes], n_words: list[int]) -> tuple[pa.Array, pa.Array, pa.Array] | None:
-    """Word attributes (offsets, keys, values as in :class:`XmlWords`) from serialized sentences.
-
-    ``sentences`` holds ``etree.tostring(sentence, encoding="utf-8")`` of sentences whose only
-    children are ``word`` elements, ``n_words`` their word counts. lxml writes each attribute as
-    `` name="value"`` with ``"``, ``&``, ``<``, ``>``, tab, CR and LF escaped in the value, so
-    ``<word `` starts a word, ``"/>`` ends its attributes, ``="`` separates a name from its value
-    and the first ``" `` after it ends the value. The split runs in Arrow kernels over the whole
-    file instead of two lxml calls and ~20 Python strings per word (SPEC §13).
-
-    Returns:
-        The three arrays, or None when the text has another shape (a word with children or text,
-        a namespaced word or attribute, a namespace declaration on a word): the caller then reads
-        the attributes word by word.
-    """
-    text = pa.array(sentences, pa.binary()).cast(pa.string())
-    pieces = pc.split_pattern(text, "<word ")
-    if pc.list_value_length(pieces).to_numpy().tolist() != [n + 1 for n in n_words]:
-        return None
-    words = pc.list_flatten(pc.list_slice(pieces, 1))
-    # Each piece is a word's start tag from its first attribute on, its tail (text, where lxml
-    # escapes < and >) and, after a sentence's last word, the sentence's end tag: at least one
-    # ">" each and one "<" and a second ">" in the last. Exactly that many in all means no word
-    # has content and every word is an empty element.
-    ends = sum(1 for n in n_words if n)
-    if (pc.sum(pc.count_substring(words, "<")).as_py() or 0) != ends or (
-            pc.sum(pc.count_substring(words, ">")).as_py() or 0) != len(words) + ends:
-        return None
-    head = pc.list_element(pc.split_pattern(words, '"/>', max_splits=1), 0)  # n1="v1" ... nk="vk
-    parts = pc.split_pattern(head, '="')  # n1 | v1" n2 | ... | vk: k + 1 parts per word
-    offsets = pc.subtract(parts.offsets, pa.array(np.arange(len(parts) + 1, dtype=np.int32)))
-    flat = pc.list_flatten(pc.split_pattern(pc.list_flatten(parts), '" ', max_splits=1))  # n1 v1 n2 v2 ...
-    n = len(flat) // 2
-    if len(flat) != 2 * (offsets[-1].as_py() if len(offsets) else 0):
-        return None
-    keys = flat.take(pa.array(np.arange(0, 2 * n, 2)))
-    values = flat.take(pa.array(np.arange(1, 2 * n, 2)))
-    if n and pc.any(pc.or_(pc.match_substring(keys, ":"), pc.starts_with(keys, "xmlns"))).as_py():
-        return None
-    if n and pc.any(pc.match_substring(values, "&")).as_py():
-        for escape, char in _ATTRIBUTE_ESCAPES:
-            values = pc.replace_substring(values, escape, char)
-    return offsets, keys, values
 
 
 @dataclass
@@ -199,8 +142,6 @@ def _localname(tag) -> str:
     return etree.QName(tag).localname if isinstance(tag, str) else ""
 
 
-_SOURCELINE = attrgetter("sourceline")
-
 #: lxml tag filter for a ``word`` element in any namespace or none (the same as :func:`_is_word`).
 _WORD_TAG = "{*}word"
 
@@ -210,7 +151,7 @@ def _is_word(tag) -> bool:
     return tag == "word" or (tag.__class__ is str and tag.endswith("}word"))
 
 
-def parse_agdt_xml(path: Path, *, serialize: bool = True) -> ParsedFile:
+def parse_agdt_xml(path: Path) -> ParsedFile:
     """Parse one AGDT-style treebank XML file (AGDT, Gorman, Pedalion, Harrington).
 
     Accepts the projects' variants: single or double quoted attributes, any extra attributes on
@@ -220,19 +161,14 @@ def parse_agdt_xml(path: Path, *, serialize: bool = True) -> ParsedFile:
     (``postag`` → ``xpos``, ``relation`` → ``deprel``).
 
     Only ``sentence`` end events reach Python (lxml filters the rest in C); the sentence's
-    ``word`` children are picked by lxml too (``iterchildren`` with a tag filter) for their line,
-    and the attributes of all the file's words are read at once from each sentence serialized by
-    lxml (:func:`_attributes_from_serialized`; SPEC §13: the parse runs close to a bare
-    ``iterparse``, no Python string per attribute). When that text has another shape, the file is
-    read again with ``serialize=False``, which takes each word's ``keys()`` and ``values()``
-    from lxml: both give the same result. The preamble (element children of the root
+    ``word`` children are picked by lxml too (``iterchildren`` with a tag filter) and read once
+    each, their attribute names and values into two flat lists (SPEC §13: the parse runs close to
+    a bare ``iterparse``; no tuple per attribute, no dict per word). The preamble (element children of the root
     other than sentences: ``header``, ``annotator``, AGDT's ``body`` shell...) is serialized in
     document order; comments and processing instructions at root level are not kept.
 
     Args:
         path: the XML file.
-        serialize: read the word attributes from the serialized sentences (default) or, False,
-            word by word.
 
     Returns:
         ParsedFile. A syntax error does not raise: the sentences before it are kept, one reject
@@ -247,13 +183,8 @@ def parse_agdt_xml(path: Path, *, serialize: bool = True) -> ParsedFile:
     tostring = etree.tostring
     words = pf.xml_words = XmlWords()
     w_sentence_pos, w_token_pos = words.sentence_pos, words.token_pos
-    w_line = words.line
-    line_append, line_extend = w_line.append, w_line.extend
-    serialized: list[bytes] = []  # serialize: each sentence, its word children only
-    n_words: list[int] = []
-    n_attrs: list[int] = []  # not serialize: attribute counts, names and values word by word
-    keys: list[str] = []
-    values: list[str] = []
+    line_append, n_attrs_append = words.line.append, words.n_attrs.append
+    keys_extend, values_extend = words.keys.extend, words.values.extend
     pos = 0
     root = None  # found from the first sentence (``iterparse.root`` is only set at the end)
     it = etree.iterparse(
@@ -263,27 +194,17 @@ def parse_agdt_xml(path: Path, *, serialize: bool = True) -> ParsedFile:
     try:
         for _event, el in it:
             pos += 1
-            if serialize:
-                before = len(w_line)
-                line_extend(map(_SOURCELINE, el.iterchildren(_WORD_TAG)))
-                n = len(w_line) - before
-            else:
-                n = 0
-                for child in el.iterchildren(_WORD_TAG):
-                    line_append(child.sourceline)
-                    k = child.keys()
-                    keys.extend(k)
-                    values.extend(child.values())  # same order as keys() (one attribute list)
-                    n_attrs.append(len(k))
-                    n += 1
+            n = 0
+            for child in el.iterchildren(_WORD_TAG):
+                line_append(child.sourceline)
+                keys = child.keys()
+                keys_extend(keys)
+                values_extend(child.values())  # same order as keys() (one attribute list)
+                n_attrs_append(len(keys))
+                n += 1
             # other children (elements, comments, PIs), in document order, only when there are any
             extra = [tostring(child, encoding="unicode", with_tail=False)
                      for child in el if not _is_word(child.tag)] if len(el) != n else []
-            if serialize:
-                for child in [child for child in el if not _is_word(child.tag)] if extra else ():
-                    el.remove(child)  # kept in extra_xml; the serialized words follow
-                serialized.append(tostring(el, encoding="utf-8", with_tail=False))
-                n_words.append(n)
             w_sentence_pos.extend([pos] * n)
             w_token_pos.extend(range(1, n + 1))
             a = el.attrib
@@ -325,16 +246,6 @@ def parse_agdt_xml(path: Path, *, serialize: bool = True) -> ParsedFile:
         for i, tag_line in enumerate(tag_lines[pos:], start=pos + 1):
             pf.reject(tag_line, i, None, f"sentence not parsed: file is malformed (XML syntax error at line {line})")
         pf.root_attrs, pf.preamble = _root_and_preamble_until_error(data)
-    if not serialize:
-        offsets = np.zeros(len(n_attrs) + 1, dtype=np.int32)
-        np.cumsum(np.asarray(n_attrs, dtype=np.int32), out=offsets[1:])
-        words.offsets = pa.array(offsets)
-        words.keys, words.values = pa.array(keys, pa.string()), pa.array(values, pa.string())
-        words.read_by_word = True
-    elif (attributes := _attributes_from_serialized(serialized, n_words)) is not None:
-        words.offsets, words.keys, words.values = attributes
-    else:
-        return parse_agdt_xml(path, serialize=False)
     return pf
 
 

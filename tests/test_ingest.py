@@ -80,9 +80,10 @@ def _escape_attribute(value: str) -> str:
                                          _XML_VALUE, min_size=1, max_size=6), max_size=4),
                 min_size=1, max_size=3),
        st.booleans())
-def test_xml_word_attributes_read_in_bulk_equal_the_file(tmp_path_factory, sentences, with_comment):
-    """The attributes read from the serialized sentences (the default) are the file's attributes,
-    value for value and in document order, as the word-by-word reading gives them (SPEC §2)."""
+def test_xml_word_attributes_are_kept_verbatim(tmp_path_factory, sentences, with_comment):
+    """Every word attribute reaches ``attrs`` with its value as the file gives it (escapes,
+    quotes, leading spaces, markup-like text), in document order; a comment in a sentence goes
+    to ``extra_xml`` and is not a word (SPEC §2, raw layer lossless)."""
     body = []
     for i, words in enumerate(sentences, start=1):
         body.append(f'<sentence id="{i}">' + ("<!-- note -->" if with_comment and i == 1 else ""))
@@ -91,30 +92,28 @@ def test_xml_word_attributes_read_in_bulk_equal_the_file(tmp_path_factory, sente
     path = tmp_path_factory.mktemp("xml") / "t.xml"
     path.write_text('<?xml version="1.0" encoding="UTF-8"?>\n<treebank xmlns:saxon="http://saxon.sf.net/">\n'
                     + "".join(body) + "</treebank>\n", encoding="utf-8")
-    bulk, by_word = parse_agdt_xml(path), parse_agdt_xml(path, serialize=False)
-    assert not bulk.xml_words.read_by_word and by_word.xml_words.read_by_word
-    assert bulk.tokens["attrs"] == [w for words in sentences for w in words]
-    assert bulk.tokens == by_word.tokens and bulk.sentences == by_word.sentences
-    assert bulk.sentences["extra_xml"][0] == (["<!-- note -->"] if with_comment else None)
+    pf = parse_agdt_xml(path)
+    words = [w for ws in sentences for w in ws]
+    assert pf.tokens["attrs"] == words and [list(a) for a in pf.tokens["attrs"]] == [list(w) for w in words]
+    assert pf.tokens["form"] == [w.get("form") for w in words]
+    assert pf.sentences["n_tokens"] == [len(ws) for ws in sentences]
+    assert pf.sentences["extra_xml"][0] == (["<!-- note -->"] if with_comment else None)
 
 
-@pytest.mark.parametrize("word", ['<word id="1" form="a">text</word>', '<word id="1" xml:lang="grc" form="a"/>',
-                                  '<word xmlns:q="urn:q" id="1" q:note="n" form="a"/>', "<word/>"])
-def test_xml_words_of_another_shape_are_read_word_by_word(tmp_path, word):
-    """A word with content, a namespaced attribute or none at all is not split from the serialized
-    text: the file is read word by word, with the same result as always."""
+@pytest.mark.parametrize("word,attrs", [
+    ('<word id="1" form="a">text</word>', {"id": "1", "form": "a"}),
+    ('<word id="1" xml:lang="grc" form="a"/>', {"id": "1", "{http://www.w3.org/XML/1998/namespace}lang": "grc", "form": "a"}),
+    ('<word xmlns:q="urn:q" id="1" q:note="n" form="a"/>', {"id": "1", "{urn:q}note": "n", "form": "a"}),
+    ("<word/>", {}),
+])
+def test_xml_word_attribute_names_keep_their_namespace(tmp_path, word, attrs):
+    """Namespaced attribute names are kept as lxml gives them (``{uri}name``), a word without
+    attributes gets an empty map, and a word's text does not end up in ``attrs``."""
     path = tmp_path / "t.xml"
     path.write_text(f'<treebank><sentence id="1">\n{word}\n<word id="2" form="b"/>\n</sentence></treebank>\n',
                     encoding="utf-8")
     pf = parse_agdt_xml(path)
-    assert pf.xml_words.read_by_word
-    assert pf.tokens == parse_agdt_xml(path, serialize=False).tokens
-    assert pf.tokens["line"] == [2, 3] and pf.tokens["attrs"][1] == {"id": "2", "form": "b"}
-    expected = {"<word/>": {}, '<word id="1" form="a">text</word>': {"id": "1", "form": "a"},
-                '<word id="1" xml:lang="grc" form="a"/>': {
-                    "id": "1", "{http://www.w3.org/XML/1998/namespace}lang": "grc", "form": "a"},
-                '<word xmlns:q="urn:q" id="1" q:note="n" form="a"/>': {"id": "1", "{urn:q}note": "n", "form": "a"}}
-    assert pf.tokens["attrs"][0] == expected[word]
+    assert pf.tokens["line"] == [2, 3] and pf.tokens["attrs"] == [attrs, {"id": "2", "form": "b"}]
 
 
 def test_conllu_verbatim_columns_and_comments():
