@@ -182,7 +182,7 @@ def spill(af: ArrowFile, folder: Path, file_id: int, name: str) -> ArrowFile:
 
 
 #: Spilled files are read once, right away: no compression, no statistics (measured on the real
-#: tokens: write 1.7 → 1.1 s CPU, DuckDB's read unchanged; 143 MB on disk at most).
+#: tokens: write 1.7 → 1.1 s CPU, DuckDB's read unchanged; disk use below).
 _PARQUET_OPTIONS = {"compression": "none", "write_statistics": False}
 #: Token columns written with a dictionary: those with few distinct values (attribute names, tags,
 #: relations, ids and heads). Forms, lemmas and attribute values are written plain: hashing them
