@@ -176,14 +176,19 @@ def spill(af: ArrowFile, folder: Path, file_id: int, name: str) -> ArrowFile:
     af.sentences_path = str(folder / f"{file_id:06d}.sentences.parquet")
     af.tokens_path = str(folder / f"{file_id:06d}.tokens.parquet")
     pq.write_table(sentences, af.sentences_path, **_PARQUET_OPTIONS)
-    pq.write_table(tokens, af.tokens_path, **_PARQUET_OPTIONS)
+    pq.write_table(tokens, af.tokens_path, use_dictionary=_TOKEN_DICTIONARY_COLUMNS, **_PARQUET_OPTIONS)
     af.sentences = af.tokens = None
     return af
 
 
 #: Spilled files are read once, right away: no compression, no statistics (measured on the real
-#: tokens: write 1.7 → 1.1 s CPU, DuckDB's read unchanged; 143 MB on disk at most).
+#: tokens: write 1.7 → 1.1 s CPU, DuckDB's read unchanged; disk use below).
 _PARQUET_OPTIONS = {"compression": "none", "write_statistics": False}
+#: Token columns written with a dictionary: those with few distinct values (attribute names, tags,
+#: relations, ids and heads). Forms, lemmas and attribute values are written plain: hashing them
+#: for a dictionary cost more than it saved (real tokens, CPU: write 2.46 → 1.63 s, DuckDB's
+#: insert unchanged; 220 MB on disk instead of 99).
+_TOKEN_DICTIONARY_COLUMNS = ["attrs.key_value.key", "id", "upos", "xpos", "head", "deprel"]
 
 
 def _parse(task: tuple[str, str, int, str | None]) -> ArrowFile:
@@ -210,8 +215,8 @@ def iter_parsed(files: list[SourceFile], *, workers: int | None = None, progress
 
     Results stream out as soon as the file and all files before it are parsed, so a consumer
     (:func:`load`) records each file while the pool is still parsing (SPEC §13). Files are
-    submitted in order; no single file is more than ~2% of the corpus, so the workers stay busy
-    to the end. Workers exit when the parent dies.
+    submitted largest first (bytes), so that the last tasks are small and the workers finish
+    together. Workers exit when the parent dies.
 
     Args:
         files: from :func:`discover`.
@@ -229,10 +234,15 @@ def iter_parsed(files: list[SourceFile], *, workers: int | None = None, progress
             if progress:
                 progress()
         return
+    largest_first = sorted(range(len(tasks)), key=lambda i: -files[i].abspath.stat().st_size)
     with ProcessPoolExecutor(max_workers=min(workers, len(tasks)), initializer=exit_with_parent,
                              initargs=(os.getpid(),)) as pool:
-        for pf in pool.map(_parse, tasks, chunksize=1):
-            yield pf
+        futures = [None] * len(tasks)
+        for i in largest_first:
+            futures[i] = pool.submit(_parse, tasks[i])
+        for i in range(len(futures)):
+            result, futures[i] = futures[i].result(), None  # in file order; hold no result twice
+            yield result
             if progress:
                 progress()
 

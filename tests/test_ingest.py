@@ -12,6 +12,8 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sphragis.ingest import load
 from sphragis.ingest.parsers import parse_agdt_xml, parse_conllu
@@ -56,6 +58,62 @@ def test_pedalion_single_quotes_and_extra_attributes():
     assert tok["form"] == "ὅσα" and tok["attrs"]["ref"] == "Leuven|0019-001|1|1"
     assert tok["attrs"]["sem"] == "degree/measure" and tok["attrs"]["gloss"] == "1: zo groot als"
     assert pf.sentences["attrs"][0]["Author"] == "Aristophanes"
+
+
+#: Attribute text as an XML file may hold it: any character XML allows, escapes written out.
+_XML_CHAR = st.characters(blacklist_categories=("Cs",), blacklist_characters="\ufffe\uffff",
+                          min_codepoint=0x20) | st.sampled_from(list('\t\n\r"&<> =/'))
+_XML_VALUE = st.text(_XML_CHAR, max_size=12) | st.sampled_from(
+    [" () |  (guest-chamber)", '="', '" ', '"/>', "&amp;quot;", "a\tb", "<word x=\"1\"/>"])
+
+
+def _escape_attribute(value: str) -> str:
+    """XML attribute text whose parsed value is ``value`` (newlines, CR and tabs as character
+    references, since a parser turns literal ones into spaces)."""
+    return (value.replace("&", "&amp;").replace("<", "&lt;").replace('"', "&quot;").replace("\n", "&#10;")
+            .replace("\t", "&#9;").replace("\r", "&#13;"))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.dictionaries(st.sampled_from(["id", "form", "lemma", "postag", "head", "relation",
+                                                          "gloss", "cite", "sem", "x-y", "a.b"]),
+                                         _XML_VALUE, min_size=1, max_size=6), max_size=4),
+                min_size=1, max_size=3),
+       st.booleans())
+def test_xml_word_attributes_are_kept_verbatim(tmp_path_factory, sentences, with_comment):
+    """Every word attribute reaches ``attrs`` with its value as the file gives it (escapes,
+    quotes, leading spaces, markup-like text), in document order; a comment in a sentence goes
+    to ``extra_xml`` and is not a word (SPEC §2, raw layer lossless)."""
+    body = []
+    for i, words in enumerate(sentences, start=1):
+        body.append(f'<sentence id="{i}">' + ("<!-- note -->" if with_comment and i == 1 else ""))
+        body += ["<word " + " ".join(f'{k}="{_escape_attribute(v)}"' for k, v in w.items()) + "/>\n" for w in words]
+        body.append("</sentence>\n")
+    path = tmp_path_factory.mktemp("xml") / "t.xml"
+    path.write_text('<?xml version="1.0" encoding="UTF-8"?>\n<treebank xmlns:saxon="http://saxon.sf.net/">\n'
+                    + "".join(body) + "</treebank>\n", encoding="utf-8")
+    pf = parse_agdt_xml(path)
+    words = [w for ws in sentences for w in ws]
+    assert pf.tokens["attrs"] == words and [list(a) for a in pf.tokens["attrs"]] == [list(w) for w in words]
+    assert pf.tokens["form"] == [w.get("form") for w in words]
+    assert pf.sentences["n_tokens"] == [len(ws) for ws in sentences]
+    assert pf.sentences["extra_xml"][0] == (["<!-- note -->"] if with_comment else None)
+
+
+@pytest.mark.parametrize("word,attrs", [
+    ('<word id="1" form="a">text</word>', {"id": "1", "form": "a"}),
+    ('<word id="1" xml:lang="grc" form="a"/>', {"id": "1", "{http://www.w3.org/XML/1998/namespace}lang": "grc", "form": "a"}),
+    ('<word xmlns:q="urn:q" id="1" q:note="n" form="a"/>', {"id": "1", "{urn:q}note": "n", "form": "a"}),
+    ("<word/>", {}),
+])
+def test_xml_word_attribute_names_keep_their_namespace(tmp_path, word, attrs):
+    """Namespaced attribute names are kept as lxml gives them (``{uri}name``), a word without
+    attributes gets an empty map, and a word's text does not end up in ``attrs``."""
+    path = tmp_path / "t.xml"
+    path.write_text(f'<treebank><sentence id="1">\n{word}\n<word id="2" form="b"/>\n</sentence></treebank>\n',
+                    encoding="utf-8")
+    pf = parse_agdt_xml(path)
+    assert pf.tokens["line"] == [2, 3] and pf.tokens["attrs"] == [attrs, {"id": "2", "form": "b"}]
 
 
 def test_conllu_verbatim_columns_and_comments():
