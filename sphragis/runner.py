@@ -1051,8 +1051,8 @@ def content_of(con: duckdb.DuckDBPyConnection, table: str, *, strict: bool = Fal
     same hash; ``strict_row_hash`` (None unless ``strict``) hashes nested columns (lists, structs,
     maps) by their ``to_json`` text, which tells them apart. Like SQL equality, neither tells
     ``-0.0`` from ``0.0``. Cost on the real warehouse: the row hash 0.05-0.4 s per table of up to
-    1.6 M rows; the strict one the same without nested columns, up to 2 s with them
-    (``int_eligible_sentences``), so it is computed only when the row hash matched.
+    1.6 M rows; the strict one the same without nested columns, about 1 s with them (``int_units``,
+    whose token lists are nested), so it is computed only when the row hash matched.
     """
     cols = _columns(con, table)
     if strict:
