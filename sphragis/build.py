@@ -536,5 +536,5 @@ def print_summary(summary: BuildSummary, out: Console | None = None) -> None:
         if summary.unchanged_output:
             out.print(f"  rebuilt, unchanged output (downstream reused): {', '.join(sorted(summary.unchanged_output))}",
                       markup=False)
-    out.print("time: " + ", ".join(f"{k} {v:.1f}s" + (" (during models)" if k == "model tests" else "")
+    out.print("time: " + ", ".join(f"{k} {v:.1f}s" + (" (summed, during models)" if k == "model tests" else "")
                                    for k, v in summary.timings.items()))
