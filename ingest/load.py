@@ -37,7 +37,7 @@ from sphragis.queries import query
 from sphragis.workers import exit_with_parent
 
 from .parsers import ParsedFile, XmlWords, parse_agdt_xml, parse_conllu
-from .sources import SourceFile, discover  # noqa: F401 (their home is .sources; re-exported)
+from .sources import SourceFile
 
 PARSERS: dict[str, Callable[[Path], ParsedFile]] = {"agdt_xml": parse_agdt_xml, "conllu": parse_conllu}
 
@@ -219,7 +219,7 @@ def iter_parsed(files: list[SourceFile], *, workers: int | None = None, progress
     together. Workers exit when the parent dies.
 
     Args:
-        files: from :func:`discover`.
+        files: from :func:`sphragis.ingest.sources.discover`.
         workers: pool size (default: ``os.cpu_count()``); 1 parses in-process.
         progress: optional callable invoked once per finished file (for progress bars).
         spill_to: folder where each worker writes its file's rows as Parquet (:func:`spill`;
@@ -251,7 +251,7 @@ def parse_all(files: list[SourceFile], *, workers: int | None = None, progress=N
     """Parse ``files`` in a process pool; results keep the order of ``files`` (see :func:`iter_parsed`).
 
     Args:
-        files: from :func:`discover`.
+        files: from :func:`sphragis.ingest.sources.discover`.
         workers: pool size (default: ``os.cpu_count()``); 1 parses in-process.
         progress: optional callable invoked once per finished file (for progress bars).
     """
@@ -268,7 +268,7 @@ def load(con: duckdb.DuckDBPyConnection, files: list[SourceFile], parsed: Iterab
 
     Args:
         con: the warehouse being built.
-        files: from :func:`discover`.
+        files: from :func:`sphragis.ingest.sources.discover`.
         parsed: one :class:`ArrowFile` per entry of ``files``, in the same order: a list, or
             the stream of :func:`iter_parsed` (each file is recorded as it arrives; the rows are
             inserted once the stream ends).

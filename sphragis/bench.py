@@ -55,11 +55,11 @@ REGISTRY_EDIT = ("agdt", "tlg0003.tlg001.perseus-grc1.1.tb.xml", "work", "Histor
 
 
 def source_files(settings: config.Settings):
-    """The treebank files ingest reads (:func:`sphragis.ingest.load.discover`)."""
+    """The treebank files ingest reads (:func:`sphragis.ingest.sources.discover`)."""
     from . import build
-    from .ingest import load as ingest_load
+    from .ingest import sources as ingest_sources
 
-    return ingest_load.discover(build.snapshot_roots(settings), config.snapshots())
+    return ingest_sources.discover(build.snapshot_roots(settings), config.snapshots())
 
 
 def parse_floor(files) -> dict:

@@ -127,9 +127,10 @@ def ingest_into(con: duckdb.DuckDBPyConnection, settings: config.Settings, out: 
                 *, workers: int | None = None) -> None:
     """Discover, parse (in parallel) and load every treebank file into the raw tables."""
     from .ingest import load as ingest_load
+    from .ingest import sources as ingest_sources
 
     t0 = time.perf_counter()
-    files = ingest_load.discover(snapshot_roots(settings), config.snapshots())
+    files = ingest_sources.discover(snapshot_roots(settings), config.snapshots())
     parsed_at: list[float] = []
 
     def stream(it):

@@ -120,8 +120,9 @@ class Project:
     sources: dict[str, dict] = field(default_factory=dict)  # "raw.raw_tokens" -> _sources.yml entry
     macro_files: list[Path] = field(default_factory=list)
 
-    def ancestors(self, names) -> set[str]:
-        """``names`` and every model they (or their data tests) depend on, transitively.
+    def ancestors(self, names, *, tests: bool = True) -> set[str]:
+        """``names`` and every model they (or, with ``tests``, their data tests) depend on,
+        transitively.
 
         Raises:
             ModelError: a name is not a model.
@@ -135,7 +136,8 @@ class Project:
                 raise ModelError(f"unknown model {n!r}")
             seen.add(n)
             todo.extend(r for r in self.models[n].refs if r in self.models)
-            todo.extend(r for r in self.test_refs(n) if r in self.models)
+            if tests:
+                todo.extend(r for r in self.test_refs(n) if r in self.models)
         return seen
 
     def descendants(self, names) -> set[str]:
@@ -780,14 +782,19 @@ def execute(
     load_seeds(con, project, p.stale_seeds)
     has_dependents = {r for m in project.models.values() for r in m.refs}
     # data tests (owned by a model or a seed) and SQL tests (owned by none), in a stable order
-    tests = {tid: t for tid, t in p.compiled_tests.items() if test}
-    # model or seed → its data tests not finished yet that read only it and what it is built from
-    # (a relationships test towards a model built from it waits for that model; it gates nothing)
+    tests = dict(p.compiled_tests) if test else {}
+    # model or seed → its data tests not finished yet that read only seeds, it and what it is built
+    # from: those gate its dependents (a relationships test towards a model built from it waits
+    # for that model instead)
     untested: dict[str, int] = {}
     gates: set[str] = set()
     for tid, t in tests.items():
-        if t[1] is not None and set(t[4]) <= _upstream(project, t[1]):
-            untested[t[1]] = untested.get(t[1], 0) + 1
+        owner = t[1]
+        if owner is None:
+            continue
+        upstream = project.ancestors({owner}, tests=False) if owner in project.models else {owner}
+        if set(t[4]) <= upstream | set(project.seeds):
+            untested[owner] = untested.get(owner, 0) + 1
             gates.add(tid)
 
     effective: dict[str, str] = {}
@@ -798,7 +805,7 @@ def execute(
     decisions: dict[str, Decision] = {}
     queued: list[str] = []  # tests whose tables are all done, not started
     seen_tests: set[str] = set()
-    running: dict = {}  # future → ("model", name) | ("test", tid)
+    running: dict = {}  # future → ("model", name, Decision) | ("test", tid, test fingerprint)
     failures: list[tuple[str, str, str]] = []
     errors: list[BaseException] = []
     local = threading.local()
@@ -819,6 +826,11 @@ def execute(
         t0 = time.perf_counter()
         fail = _check(cursor(), t[1] or t[0], t[2], t[3])
         return fail, time.perf_counter() - t0
+
+    def record(name: str, d: Decision, output: str, content: list | None, rows: int | None) -> None:
+        results[name] = {"fingerprint": d.fingerprint, "output_fingerprint": output, "content": content,
+                         "sql_hash": _sha(p.rendered[name]), "inputs": d.inputs, "rows": rows,
+                         "materialized": project.models[name].materialized}
 
     def finish_test(tid: str, fingerprint: str, fail: list | None) -> None:
         t = tests[tid]
@@ -853,14 +865,10 @@ def execute(
             old = p.previous(name)
             report.status[name] = ("reused", "unchanged")
             report.rows[name] = old.get("rows")
-            results[name] = {"fingerprint": d.fingerprint, "output_fingerprint": d.output,
-                             "content": _content(old), "sql_hash": _sha(p.rendered[name]), "inputs": d.inputs,
-                             "rows": old.get("rows"), "materialized": project.models[name].materialized}
+            record(name, d, d.output, _content(old), old.get("rows"))
         for tid, t in tests.items():
-            if tid in seen_tests or not set(t[4]) <= done:
+            if tid in seen_tests or not set(t[4]) <= done:  # a test reads its own model
                 continue
-            if t[1] is not None and t[1] in project.models and t[1] not in results:
-                continue  # a kept model's tests do not run
             seen_tests.add(tid)
             f = p.test_fingerprint(t, effective)
             if p.passed_before(tid, f):
@@ -924,14 +932,11 @@ def execute(
                         report.unchanged_output.add(key)
                     effective[key] = out
                     done.add(key)
-                    results[key] = {"fingerprint": d.fingerprint, "output_fingerprint": out, "content": content,
-                                    "sql_hash": _sha(p.rendered[key]), "inputs": d.inputs, "rows": rows,
-                                    "materialized": m.materialized}
+                    record(key, d, out, content, rows)
                     if on_model:
                         on_model(key, secs, rows)
         finally:
-            for fut in list(running):
-                fut.result() if not fut.exception() else None
+            wait(running)  # what is still running finishes before its cursor closes
             for cur in cursors:
                 cur.close()
     if errors:
@@ -950,18 +955,6 @@ def execute(
     con.execute(f"create or replace table {MANIFEST_TABLE} as select ?::varchar as manifest",
                 [json.dumps(report.manifest, sort_keys=True, ensure_ascii=False)])
     return report
-
-
-def _upstream(project: Project, name: str) -> set[str]:
-    """``name`` and every model and seed it is built from (its refs, transitively; not the
-    targets of its tests, unlike :meth:`Project.ancestors`)."""
-    todo, seen = [name], set()
-    while todo:
-        n = todo.pop()
-        if n not in seen:
-            seen.add(n)
-            todo.extend(project.models[n].refs if n in project.models else ())
-    return seen
 
 
 def _content(old: dict) -> list | None:

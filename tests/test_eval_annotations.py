@@ -26,7 +26,7 @@ from sphragis import cli, config, runner
 from sphragis.evaluation import annotations, folds
 from sphragis.evaluation.drift import decompose
 from sphragis.evaluation.score import parse_sentences, score
-from sphragis.ingest import load
+from sphragis.ingest import load, sources
 
 ATH = "tlg0008.tlg001.perseus-grc1.12.tb.xml"  # Athenaeus 12 (works registry: prose, Athenaeus)
 
@@ -112,7 +112,7 @@ def build_tiny(base: Path) -> tuple[Path, Path]:
         (data / rel).write_text(text, encoding="utf-8")
     roots = {name: data / name for name in ("agdt", "ud-perseus")}
     snaps = [s for s in config.snapshots() if s["name"] in roots]
-    found = load.discover(roots, snaps)
+    found = sources.discover(roots, snaps)
     con = duckdb.connect(str(wh))
     try:
         load.load(con, found, load.parse_all(found, workers=1))

@@ -23,7 +23,7 @@ import pytest
 from conftest import dev_warehouse_path, pinned_source_file
 from sphragis import config, runner
 from sphragis.evaluation import overlap
-from sphragis.ingest import load
+from sphragis.ingest import load, sources
 
 MARTS = ["mart_ud_perseus_agdt_overlap", "mart_eval_fold_overlap"]
 
@@ -117,7 +117,7 @@ def build_tiny_warehouse(data: Path, warehouse: Path) -> None:
     """Ingest the tiny tree with the real loader and build the two overlap marts (+ ancestors)."""
     roots = write_tiny_sources(data)
     snaps = [s for s in config.snapshots() if s["name"] in roots]
-    files = load.discover(roots, snaps)
+    files = sources.discover(roots, snaps)
     con = duckdb.connect(str(warehouse))
     try:
         load.load(con, files, load.parse_all(files, workers=1))

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sphragis.ingest import load
+from sphragis.ingest import load, sources
 from sphragis.ingest.parsers import parse_agdt_xml, parse_conllu
 
 SRC = Path(__file__).resolve().parent / "fixtures" / "sources"
@@ -219,7 +219,7 @@ def test_load_is_deterministic_and_keeps_rejects(tmp_path):
     snap = {"name": "fx", "project": "gorman", "treebank_source": "Gorman", "commit": "0" * 40, "upstream": "u",
             "license": "CC BY-SA 4.0", "format": "agdt_xml", "treebank_files": ["*.xml"], "exclude": []}
     (tmp_path / "ok.xml").write_bytes((SRC / "gorman_Lysias 1 bu1.xml").read_bytes())
-    files = load.discover({"fx": tmp_path}, [snap])
+    files = sources.discover({"fx": tmp_path}, [snap])
     dumps = []
     for _ in range(2):
         con = duckdb.connect()
@@ -241,7 +241,7 @@ def _fixture_files(tmp_path):
             (tmp_path / name / p.name).write_bytes(p.read_bytes())
         snaps.append({"name": name, "project": project, "treebank_source": project, "commit": "0" * 40,
                       "upstream": "u", "license": "CC BY-SA 4.0", "format": fmt, "treebank_files": [glob], "exclude": []})
-    return load.discover({s["name"]: tmp_path / s["name"] for s in snaps}, snaps)
+    return sources.discover({s["name"]: tmp_path / s["name"] for s in snaps}, snaps)
 
 
 def test_pool_spilled_parquet_loads_like_in_process_parse(tmp_path):
@@ -275,11 +275,11 @@ def test_pool_workers_exit_when_the_build_is_killed(tmp_path):
     script.write_text(
         "import multiprocessing, sys, time\n"
         "from pathlib import Path\n"
-        "from sphragis.ingest import load\n"
+        "from sphragis.ingest import load, sources\n"
         "snaps = [{'name': n, 'project': 'p', 'treebank_source': 't', 'commit': '0', 'upstream': 'u', 'license': 'l',\n"
         "          'format': f, 'treebank_files': [g], 'exclude': []} for n, f, g in\n"
         "         (('x', 'agdt_xml', '*.xml'), ('c', 'conllu', '*.conllu'))]\n"
-        "files = load.discover({s['name']: Path(sys.argv[1]) / s['name'] for s in snaps}, snaps) * 500\n"
+        "files = sources.discover({s['name']: Path(sys.argv[1]) / s['name'] for s in snaps}, snaps) * 500\n"
         "it = load.iter_parsed(files, workers=2)\n"
         "next(it)\n"
         "print(' '.join(str(p.pid) for p in multiprocessing.active_children()), flush=True)\n"

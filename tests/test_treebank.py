@@ -28,7 +28,7 @@ from lxml import etree
 from sphragis import config, runner
 from sphragis.evaluation import folds
 from sphragis.export import treebank
-from sphragis.ingest import load
+from sphragis.ingest import load, sources
 from test_atomic import FIXTURE_LAYOUT, FIXTURE_SOURCES, tiny_sources
 
 AGDT_FILE = "tlg0003.tlg001.perseus-grc1.1.tb.xml"
@@ -107,7 +107,7 @@ def tiny(tmp_path_factory) -> Path:
     base = tmp_path_factory.mktemp("treebank")
     roots = write_tree(base / "data")
     snaps = [s for s in config.snapshots() if s["name"] in roots]
-    files = load.discover(roots, snaps)
+    files = sources.discover(roots, snaps)
     wh = base / "wh.duckdb"
     con = duckdb.connect(str(wh))
     try:
