@@ -50,6 +50,7 @@ from udtools.udeval import load_conllu
 from sphragis import config
 from sphragis.benchmark import CONFIGS, SPLITS
 from sphragis.build import build_lock, remove_stale_builds
+from sphragis.hugepages import disable_transparent_huge_pages
 from sphragis.files import replace_dir
 from sphragis.queries import query
 from sphragis.workers import exit_with_parent
@@ -497,6 +498,7 @@ def export(settings: config.Settings | None = None, *, full: bool = False) -> di
         sphragis.build.BuildLocked: another export into the same directory is running.
     """
     settings = settings or config.settings()
+    disable_transparent_huge_pages()
     con = _open(settings)
     timings: dict[str, float] = {}
     try:

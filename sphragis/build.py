@@ -31,6 +31,7 @@ from rich.table import Table
 
 from . import config, pins, runner
 from .files import write_json
+from .hugepages import disable_transparent_huge_pages
 
 
 #: DuckDB buffer-pool cap for a build (SPEC §13: peak RSS <= 2 GiB). DuckDB's default (80% of RAM)
@@ -352,6 +353,7 @@ def build(settings: config.Settings | None = None, *, reingest: bool = True, wor
             warehouse is left as it was.
     """
     settings = settings or config.settings()
+    disable_transparent_huge_pages()
     out = out or console()
     project = project or runner.load_project()
     target = settings.warehouse
