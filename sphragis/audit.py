@@ -424,6 +424,8 @@ def write_table(results: dict[str, Any], warehouse: Path) -> str:
     if not warehouse.is_file():
         return f"no warehouse at {warehouse}: table audit_results skipped"
     table = pa.Table.from_pylist(results_rows(results))
+    if _table_holds(warehouse, table):  # e.g. a reused audit: the warehouse file is left untouched
+        return f"table audit_results of {warehouse} unchanged ({table.num_rows} rows)"
     try:
         con = duckdb.connect(str(warehouse))
     except duckdb.Error as exc:
@@ -435,6 +437,26 @@ def write_table(results: dict[str, Any], warehouse: Path) -> str:
     finally:
         con.close()
     return f"table audit_results ({table.num_rows} rows) written to {warehouse}"
+
+
+def _table_holds(warehouse: Path, table) -> bool:
+    """Whether the warehouse's ``audit_results`` already holds exactly the rows of ``table`` (same
+    columns; compared as multisets, read-only). False when the table is missing or unreadable."""
+    try:
+        con = duckdb.connect(str(warehouse), read_only=True)
+    except duckdb.Error:
+        return False
+    try:
+        con.register("audit_results_in", table)
+        cols = [r[0] for r in con.execute("select column_name from duckdb_columns() "
+                                          "where table_name = 'audit_results' order by column_index").fetchall()]
+        if cols != table.column_names:
+            return False
+        return con.execute(query("audit_results_changed_rows")).fetchone()[0] == 0
+    except duckdb.Error:
+        return False
+    finally:
+        con.close()
 
 
 # --------------------------------------------------------------------------------------------

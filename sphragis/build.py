@@ -497,7 +497,9 @@ def print_summary(summary: BuildSummary, out: Console | None = None) -> None:
     """Print rows in (per project), rows out (per mart) and step timings."""
     out = out or console()
     if summary.ingest:
-        t = Table(title="ingest: rows in per project")
+        # a build that reused the raw layer shows what it holds, titled so (nothing was ingested)
+        t = Table(title="raw layer (reused, not re-ingested): rows per project" if summary.ingest_reused
+                  else "ingest: rows in per project")
         for col in ("project", "files", "sentences", "tokens", "rejects"):
             t.add_column(col, justify="right" if col != "project" else "left")
         for p, v in sorted(summary.ingest.items()):
@@ -520,6 +522,9 @@ def print_summary(summary: BuildSummary, out: Console | None = None) -> None:
                 st = summary.status.get(m, ("built", ""))
                 t.add_row(m, f"{n:,}" if n is not None else "view", f"{st[0]}: {st[1]}" if st[0] == "built" else st[0])
         out.print(t)
+        n_views = sum(1 for m in summary.models if m.startswith("stg_"))
+        if n_views:  # so that the table's rows and the count of models built below add up
+            out.print(f"({n_views} staging view{'s' if n_views != 1 else ''} (stg_*, renaming only) not listed)")
     if summary.up_to_date:
         n_reused = sum(1 for s in summary.status.values() if s[0] == "reused")
         out.print(f"up to date: nothing to build, load or test (sources unchanged, {n_reused} models reused, "

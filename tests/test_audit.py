@@ -193,6 +193,33 @@ def test_table_skipped_without_warehouse(results, tmp_path):
     assert "skipped" in note and "absent.duckdb" in note
 
 
+def test_table_is_left_untouched_when_it_already_holds_the_results(results, tmp_path):
+    # a reused audit (make export after an up-to-date build) must not rewrite the warehouse file
+    import copy
+    import hashlib
+
+    warehouse = tmp_path / "wh.duckdb"
+    duckdb.connect(str(warehouse)).close()
+    assert "written" in audit.write_table(results, warehouse)
+
+    def state():
+        return warehouse.stat().st_mtime_ns, hashlib.sha256(warehouse.read_bytes()).hexdigest()
+
+    before = state()
+    note = audit.write_table(results, warehouse)
+    assert note == f"table audit_results of {warehouse} unchanged ({len(audit.results_rows(results))} rows)"
+    assert state() == before
+    changed = copy.deepcopy(results)
+    cfg = next(iter(changed))
+    changed[cfg]["markup_author"]["test"]["accuracy"] = 0.123
+    assert "written" in audit.write_table(changed, warehouse) and state() != before
+    con = duckdb.connect(str(warehouse), read_only=True)
+    got = con.execute("select accuracy from audit_results where config = ? and feature_set = 'markup' "
+                      "and target = 'author' and eval_split = 'test'", [cfg]).fetchone()[0]
+    con.close()
+    assert got == 0.123
+
+
 def test_an_unchanged_export_reuses_the_last_audit(tmp_path, monkeypatch, capsys):
     # `make export` runs the audit after every export: with the same Parquet bytes (an export that
     # was up to date) the fits are reused from <out>.state/audit.json and the report is the same;

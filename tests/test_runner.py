@@ -401,6 +401,18 @@ def test_a_build_with_nothing_to_do_leaves_the_warehouse_untouched(tmp_path):
         ["int_works_registry"]
     s = build.build(other, select=select)
     assert not s.up_to_date and s.status["int_works_registry"] == ("built", "SQL changed") and state() != before
+    printed = io.StringIO()
+    build.print_summary(s, Console(file=printed, width=200))
+    assert s.ingest_reused  # the raw layer was taken as it was: its table says so
+    assert "raw layer (reused, not re-ingested): rows per project" in printed.getvalue()
+    assert "ingest: rows in" not in printed.getvalue()
+    # the rows-out table leaves the staging views out and says how many
+    shown = build.BuildSummary(models={"stg_agdt__tokens": None, "stg_gorman__tokens": None, "int_tokens": 1637147},
+                               status={"int_tokens": ("built", "SQL changed")})
+    printed = io.StringIO()
+    build.print_summary(shown, Console(file=printed, width=200))
+    assert "2 staging views (stg_*, renaming only) not listed" in printed.getvalue()
+    assert "1,637,147" in printed.getvalue() and "stg_agdt__tokens" not in printed.getvalue()
     con = duckdb.connect(str(settings.warehouse))
     con.execute("drop table int_tokens")
     con.close()
