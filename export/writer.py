@@ -50,8 +50,8 @@ from udtools.udeval import load_conllu
 from sphragis import config
 from sphragis.benchmark import CONFIGS, SPLITS
 from sphragis.build import build_lock, remove_stale_builds
-from sphragis.hugepages import disable_transparent_huge_pages
 from sphragis.files import replace_dir
+from sphragis.hugepages import disable_transparent_huge_pages
 from sphragis.queries import query
 from sphragis.workers import exit_with_parent
 
