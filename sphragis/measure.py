@@ -1,0 +1,66 @@
+"""What ``make bench`` (:mod:`sphragis.bench`) measures of a running build: the peak RSS of a
+process tree, sampled with psutil, and the wall and CPU time of a child process with its workers.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+import time
+
+import psutil
+
+
+class Sampler:
+    """Samples the summed RSS of this process and its descendants (psutil) every ``interval``
+    seconds in a thread, keeping the peak per step (``step`` sets the current one)."""
+
+    def __init__(self, interval: float = 0.1):
+        self.proc, self.interval, self.current = psutil.Process(), interval, "start"
+        self.peaks: dict[str, int] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+        self._thread.start()
+
+    def sample(self) -> None:
+        rss = 0
+        for p in [self.proc, *self.proc.children(recursive=True)]:
+            try:
+                rss += p.memory_info().rss
+            except psutil.Error:
+                continue
+        self.peaks[self.current] = max(self.peaks.get(self.current, 0), rss)
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.interval):
+            self.sample()
+
+    def step(self, name: str) -> None:
+        self.sample()
+        self.current = name
+        self.sample()
+
+    def stop(self) -> dict[str, int]:
+        self._stop.set()
+        self._thread.join()
+        self.sample()
+        return self.peaks
+
+
+def timed_call(argv: list[str], **kwargs) -> tuple[int, float, float]:
+    """Run ``argv`` to its end (``subprocess.call`` with ``kwargs``).
+
+    Returns:
+        (exit status, wall seconds, CPU seconds): the CPU is user + system time of the process and
+        of every descendant it waited for (its worker pools), from ``getrusage(RUSAGE_CHILDREN)``
+        before and after; so this process must not reap other children meanwhile.
+    """
+    import resource  # Unix only: imported here, so that the CLI still loads elsewhere
+
+    def children_cpu() -> float:
+        ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return ru.ru_utime + ru.ru_stime
+
+    c0, t0 = children_cpu(), time.perf_counter()
+    rc = subprocess.call(argv, **kwargs)
+    return rc, time.perf_counter() - t0, children_cpu() - c0

@@ -1,0 +1,34 @@
+"""What `make bench` measures of a child process (sphragis.measure) and the CPU bound it prints."""
+
+from __future__ import annotations
+
+import sys
+
+from sphragis import bench
+from sphragis.measure import timed_call
+
+BURN = "import time\nt = time.process_time()\nwhile time.process_time() - t < {s}: pass\n"
+
+
+def test_timed_call_counts_the_cpu_of_the_child_and_of_the_workers_it_waits_for():
+    # the child burns 0.4 CPU-s itself and starts a worker that burns 0.6 CPU-s more
+    script = (BURN.format(s=0.4) + "import subprocess, sys\n"
+              f"subprocess.run([sys.executable, '-c', {BURN.format(s=0.6)!r}], check=True)\n"
+              "raise SystemExit(3)\n")
+    rc, wall, cpu = timed_call([sys.executable, "-c", script])
+    assert rc == 3
+    assert 1.0 <= cpu < 1.6  # both processes' CPU, plus two interpreter start-ups
+    assert wall >= 0.9
+
+
+def test_the_full_builds_cpu_bounds_its_wall_time_and_ratio():
+    # the figures of a run of this session: 84.0 s wall, 155 CPU-s on 2 cores, floor 7.0 s
+    run = {"ok": True, "wall_seconds": 84.0, "cpu_seconds": 155.0, "peak_rss_bytes": 1 << 30}
+    report = {"cpus": 2, "floor": {"seconds": 7.0}, "runs": {"full": run, "no_change": {**run, "wall_seconds": 2.1},
+                                                             "edit": {**run, "wall_seconds": 26.2}}}
+    fig = bench._figures(report)
+    assert fig["ratio"] == 12.0
+    assert round(fig["cores_busy"], 3) == 1.845
+    assert fig["cpu_bound_seconds"] == 77.5  # 155 CPU-s cannot finish sooner on 2 cores
+    assert round(fig["cpu_bound_ratio"], 2) == 11.07
+    assert fig["met"] == {"ratio": False, "peak_rss": True, "no_change_share": True, "edit_share": True}
