@@ -448,9 +448,7 @@ def _table_holds(warehouse: Path, table) -> bool:
         return False
     try:
         con.register("audit_results_in", table)
-        cols = [r[0] for r in con.execute("select column_name from duckdb_columns() "
-                                          "where table_name = 'audit_results' order by column_index").fetchall()]
-        if cols != table.column_names:
+        if con.table("audit_results").columns != table.column_names:
             return False
         return con.execute(query("audit_results_changed_rows")).fetchone()[0] == 0
     except duckdb.Error:

@@ -517,14 +517,15 @@ def print_summary(summary: BuildSummary, out: Console | None = None) -> None:
         t.add_column("model")
         t.add_column("rows", justify="right")
         t.add_column("status")
+        staging = {m for m in summary.models if runner.layer(m) == "staging"}
         for m, n in summary.models.items():
-            if not m.startswith("stg_"):
+            if m not in staging:
                 st = summary.status.get(m, ("built", ""))
                 t.add_row(m, f"{n:,}" if n is not None else "view", f"{st[0]}: {st[1]}" if st[0] == "built" else st[0])
         out.print(t)
-        n_views = sum(1 for m in summary.models if m.startswith("stg_"))
-        if n_views:  # so that the table's rows and the count of models built below add up
-            out.print(f"({n_views} staging view{'s' if n_views != 1 else ''} (stg_*, renaming only) not listed)")
+        if staging:  # so that the table's rows and the count of models built below add up
+            out.print(f"({len(staging)} staging view{'s' if len(staging) != 1 else ''} (stg_*, renaming only) "
+                      "not listed)")
     if summary.up_to_date:
         n_reused = sum(1 for s in summary.status.values() if s[0] == "reused")
         out.print(f"up to date: nothing to build, load or test (sources unchanged, {n_reused} models reused, "

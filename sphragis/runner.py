@@ -1171,7 +1171,7 @@ def _short(v: object) -> str:
     return s if len(s) <= 60 else s[:57] + "..."
 
 
-def _layer(name: str) -> str:
+def layer(name: str) -> str:
     """The dbt layer of a model from its name: ``stg_`` staging, ``int_`` intermediate, else marts."""
     return {"stg": "staging", "int": "intermediate"}.get(name.split("_", 1)[0], "marts")
 
@@ -1206,7 +1206,7 @@ def manifest(project: Project, results: dict, seeds_fp: dict, sources_fp: dict, 
             edges.add((d, name))
         r = results.get(name, {})
         models[name] = {
-            "path": rel(m.path), "layer": _layer(name), "materialized": m.materialized,
+            "path": rel(m.path), "layer": layer(name), "materialized": m.materialized,
             "description": spec.get("description", ""),
             "columns": [{"name": c["name"], "description": c.get("description", "")}
                         for c in spec.get("columns", []) or []],
