@@ -34,6 +34,7 @@ import yaml
 from sphragis import config
 
 from sphragis.benchmark import CONFIGS, SPLITS
+from sphragis.state import template_loader
 
 CARD_TEMPLATE = "dataset_card.md.j2"
 TEMPLATES = config.PACKAGE_DIR / "templates"
@@ -241,7 +242,7 @@ def context(out: Path) -> dict:
 
 
 def _env() -> jinja2.Environment:
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), undefined=jinja2.StrictUndefined,
+    env = jinja2.Environment(loader=template_loader(TEMPLATES), undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
     env.filters["num"] = lambda v: f"{v:,}" if v is not None else "–"
     env.filters["signed"] = lambda v: f"{v:+,}" if v else "0"

@@ -31,7 +31,6 @@ warehouse are byte-identical.
 from __future__ import annotations
 
 import hashlib
-import json
 import multiprocessing
 import os
 import shutil
@@ -45,12 +44,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
-from udtools.udeval import load_conllu
 
-from sphragis import config
+from sphragis import config, state
 from sphragis.benchmark import CONFIGS, SPLITS
 from sphragis.build import build_lock, remove_stale_builds
-from sphragis.files import replace_dir
+from sphragis.files import replace_dir, restore_dir
 from sphragis.hugepages import disable_transparent_huge_pages
 from sphragis.queries import query
 from sphragis.workers import exit_with_parent
@@ -478,9 +476,10 @@ def validate_published_units(con: duckdb.DuckDBPyConnection, units: pa.Table | N
 def export(settings: config.Settings | None = None, *, full: bool = False) -> dict:
     """Validate and write every configuration, the metadata and the card (see module docstring).
 
-    Work already done is reused (:class:`ExportState`, kept in ``<out>.state/``): when the warehouse
-    manifest and the writer are unchanged and the files are the ones written, nothing is done; else
-    units already validated with the same validator version (by content hash) are not validated
+    Work already done is reused (:class:`ExportState`, kept in ``<out>.state/``): when nothing the
+    last export read changed (its code, named queries, seeds, templates, the warehouse tables it
+    read, libraries: :mod:`sphragis.state`) and the files are the ones written, nothing is done;
+    else, while the code is unchanged, units already validated (by content hash) are not validated
     again, and a configuration split whose rows and units are unchanged is hard-linked from the
     previous export instead of rewritten (same bytes: the writer is deterministic).
 
@@ -489,7 +488,8 @@ def export(settings: config.Settings | None = None, *, full: bool = False) -> di
 
     Returns:
         {"configs": {config: {split: {"rows": n, "authors": m}}}, "units_validated": n, "out": str,
-        "reuse": {"up_to_date": bool, "units_cached": n, "files_reused": n, "files_written": n},
+        "reuse": {"up_to_date": bool, "units_cached": n, "files_reused": n, "files_written": n,
+        "changed": [input, ...] (not up to date: what changed, :func:`sphragis.state.changed`)},
         "timings": {step: seconds}}
 
     Raises:
@@ -507,20 +507,20 @@ def export(settings: config.Settings | None = None, *, full: bool = False) -> di
         if missing:
             raise ExportError(f"warehouse {settings.warehouse} lacks {', '.join(missing)}; rebuild it with `sphragis build`")
         out = settings.out
-        state = ExportState.load(out, full=full)
-        warehouse_fp = state.warehouse_fingerprint(con)
-        if state.up_to_date(out, warehouse_fp):
-            return {**state.doc["report"], "out": str(out), "reuse": {"up_to_date": True, "units_cached": 0, "files_reused": 0,
-                                                     "files_written": 0}, "timings": timings}
+        previous = ExportState.load(out, con, full=full)
+        if previous.up_to_date(out):
+            return {**previous.doc["report"], "out": str(out), "reuse": {
+                "up_to_date": True, "units_cached": 0, "files_reused": 0, "files_written": 0}, "timings": timings}
+        recording = state.RecordingConnection(con)  # the tables the export reads, for its state
         validated = {"n": 0, "wait": 0.0}
         with UnitValidation() as validation:  # its workers start before the units are read
             t0 = time.perf_counter()
-            units = fetch_units(con)
+            units = fetch_units(recording)
             timings["fetch units"] = time.perf_counter() - t0
             t0 = time.perf_counter()
-            if state.validated:  # units validated before (by content hash) are not validated again
+            if previous.validated:  # units validated before (by content hash) are not validated again
                 hashes = unit_hashes(units)
-                todo = state.unvalidated(hashes)
+                todo = previous.unvalidated(hashes)
                 validation.submit(units.filter(pa.array(todo)) if not all(todo) else units)
             else:  # nothing cached (--full or a first export): the loader starts before the hashing
                 validation.submit(units)
@@ -535,21 +535,24 @@ def export(settings: config.Settings | None = None, *, full: bool = False) -> di
             out.parent.mkdir(parents=True, exist_ok=True)
             tmp = out.with_name(f"{out.name}.building-{os.getpid()}")
             with build_lock(out):  # a second concurrent export fails fast naming the holder
+                restore_dir(out)  # an export killed between the two renames of replace_dir's fallback
                 remove_stale_builds(out)  # folders left by killed exports
                 tmp.mkdir()
                 t0 = time.perf_counter()
-                summary, files = _write_all(con, units, tmp, out, state, hashes, before_swap=finish_validation)
+                summary, files = _write_all(recording, units, tmp, out, previous, hashes,
+                                            before_swap=finish_validation)
                 # validation: hashing, rendering and the wait for the loader after the writing
                 timings["validation"] = started + validated["wait"]
                 timings["writing"] = time.perf_counter() - t0 - validated["wait"]
                 report = {"configs": summary, "units_validated": units.num_rows, "out": str(out)}
                 reused = sum(1 for f in files.values() if f["reused"])
-                state.save(out, warehouse_fp, hashes, files, report)
+                previous.save(out, con, recording.tables, hashes, files, report)
         n_units = validated["n"]
     finally:
         con.close()
     return {**report, "reuse": {"up_to_date": False, "units_cached": units.num_rows - n_units,
-                                "files_reused": reused, "files_written": len(files) - reused},
+                                "files_reused": reused, "files_written": len(files) - reused,
+                                "changed": previous.changed},
             "timings": timings}
 
 
@@ -558,7 +561,7 @@ def export(settings: config.Settings | None = None, *, full: bool = False) -> di
 WRITER_THREADS = 2
 
 
-def _write_all(con: duckdb.DuckDBPyConnection, units, tmp: Path, out: Path, state: ExportState | None = None,
+def _write_all(con: duckdb.DuckDBPyConnection, units, tmp: Path, out: Path, previous: ExportState | None = None,
                hashes: pa.Array | None = None, before_swap: Callable[[], None] | None = None) -> tuple[dict, dict]:
     """Write every configuration, the metadata and the card into ``tmp``, then swap it into ``out``.
 
@@ -579,7 +582,7 @@ def _write_all(con: duckdb.DuckDBPyConnection, units, tmp: Path, out: Path, stat
     """
     from . import card, metadata
 
-    state = state or ExportState({})
+    previous = previous or ExportState({})
     files: dict[str, dict] = {}
     keys = [(cfg, split) for cfg in CONFIGS for split in SPLITS]
 
@@ -598,13 +601,13 @@ def _write_all(con: duckdb.DuckDBPyConnection, units, tmp: Path, out: Path, stat
         return {"rows": n, "authors": authors}
 
     def fingerprints() -> dict[tuple[str, str], str]:
-        return on_cursor(state.file_fingerprints, units, unit_hashes(units) if hashes is None else hashes)
+        return on_cursor(previous.file_fingerprints, units, unit_hashes(units) if hashes is None else hashes)
 
     try:
         with ThreadPoolExecutor(max_workers=WRITER_THREADS) as pool:
-            if state.doc.get("files"):  # a previous export's files may be reused: fingerprints first
+            if previous.doc.get("files"):  # a previous export's files may be reused: fingerprints first
                 fps = fingerprints()
-                reused = {key: state.reusable(out, rel_of(*key), fps[key]) for key in keys}
+                reused = {key: previous.reusable(out, rel_of(*key), fps[key]) for key in keys}
             else:
                 fps, reused = None, dict.fromkeys(keys)
             todo = sorted((key for key, old in reused.items() if old is None), key=lambda key: key[1] != "train")
@@ -661,70 +664,55 @@ def unit_hashes(units: pa.Table) -> pa.Array:
         con.close()
 
 
-def _code_version(*paths: Path) -> str:
-    h = hashlib.sha256(f"pyarrow {pa.__version__} duckdb {duckdb.__version__} {PARQUET_OPTIONS}".encode())
-    for p in paths:
-        h.update(p.read_bytes())
-    return h.hexdigest()
-
-
-_HERE = Path(__file__).resolve().parent
-#: Units validated by one version of the validator stay valid until it changes (SPEC §10 rules
-#: live in conllu_units.py and this module; the CoNLL 2018 loader comes from udtools).
-VALIDATOR_VERSION = _code_version(_HERE / "conllu_units.py", _HERE / "writer.py", Path(load_conllu.__code__.co_filename))
-#: Files written by one version of the writer have the same bytes for the same rows.
-WRITER_VERSION = _code_version(_HERE / "writer.py", _HERE / "metadata.py")
+#: The export's code: this module and every module of the package it imports (its state's reads,
+#: :func:`sphragis.state.reads`, derived from the imports, with the named queries, seeds, templates
+#: and tables the export reads as it runs).
+STEP = __name__
 
 
 class ExportState:
-    """What the last export did, kept beside it in ``<out>.state/state.json`` (and
-    ``validated.parquet``: the content hashes of the units it validated).
+    """What the last export read and did (:mod:`sphragis.state`), kept beside it in
+    ``<out>.state/export.json`` and ``<out>.state/validated.parquet`` (the content hashes of the
+    units it validated).
 
-    ``doc`` keys: ``writer_version``, ``validator_version``, ``warehouse`` (fingerprint of the
-    warehouse manifest it read), ``files`` {relative path: {fingerprint, summary, size, mtime_ns}},
-    ``report``. The state is written after the export is swapped in; a file is reused only when its
-    size and mtime are still the recorded ones, so a stale or hand-edited export is rewritten.
+    ``doc`` keys: ``reads`` (:func:`sphragis.state.reads`: modules, named queries, seeds,
+    templates, warehouse tables, libraries), ``digests`` (one per input), ``fingerprint`` (of them
+    all), ``code`` (of them without the tables), ``files`` {relative path: {fingerprint, summary,
+    size, mtime_ns}}, ``report``. :meth:`load` compares the digests of what the last export read
+    with the inputs now: the validated units and the written files are reused only when the code
+    fingerprint is unchanged (validator and writer are in it), a file only when its rows and units
+    are unchanged too and its size and mtime are still the recorded ones, so a stale or hand-edited
+    export is rewritten.
+
+    Attributes:
+        changed: the inputs that changed since the last export (``["no state"]`` without one).
     """
 
-    def __init__(self, doc: dict, validated: set[str] | None = None):
-        self.doc, self.validated = doc, validated or set()
+    def __init__(self, doc: dict, validated: set[str] | None = None, changed: list[str] | None = None):
+        self.doc, self.validated, self.changed = doc, validated or set(), changed or []
 
     @staticmethod
     def path(out: Path) -> Path:
-        return out.with_name(out.name + ".state")
+        return state.state_dir(out)
 
     @classmethod
-    def load(cls, out: Path, full: bool = False) -> ExportState:
-        d = cls.path(out)
-        if full or not (d / "state.json").exists():
-            return cls({})
-        doc = json.loads((d / "state.json").read_text(encoding="utf-8"))
-        validated = set()
-        if doc.get("validator_version") == VALIDATOR_VERSION and (d / "validated.parquet").exists():
-            validated = set(pq.read_table(d / "validated.parquet").column("h").to_pylist())
-        return cls(doc if doc.get("writer_version") == WRITER_VERSION else {}, validated)
-
-    def warehouse_fingerprint(self, con: duckdb.DuckDBPyConnection) -> str | None:
-        from sphragis import runner
-
-        man = runner.read_manifest(con)
-        if not man:
-            return None
-        return hashlib.sha256(json.dumps([{k: v.get("fingerprint") for k, v in man.get("models", {}).items()},
-                                          {k: v.get("fingerprint") for k, v in man.get("seeds", {}).items()},
-                                          {k: v.get("fingerprint") for k, v in man.get("sources", {}).items()}],
-                                         sort_keys=True).encode()).hexdigest()
+    def load(cls, out: Path, con: duckdb.DuckDBPyConnection | None = None, full: bool = False) -> ExportState:
+        """The last export's state, checked against the inputs now (the tables in ``con``);
+        ``full`` ignores it."""
+        store = state.Store(out, "export")
+        doc = {} if full else store.load()
+        now, changed = state.check(doc, con)
+        if not now or state.fingerprint(now, code_only=True) != doc.get("code"):
+            return cls({}, None, changed)
+        hashes = store.load_table("validated")
+        return cls(doc, set(hashes.column("h").to_pylist()) if hashes is not None else None, changed)
 
     def _intact(self, out: Path, rel: str, rec: dict) -> bool:
-        try:
-            st = (out / rel).stat()
-        except OSError:
-            return False
-        return st.st_size == rec.get("size") and st.st_mtime_ns == rec.get("mtime_ns")
+        return state.intact(out, {rel: [rec.get("size"), rec.get("mtime_ns")]})
 
-    def up_to_date(self, out: Path, warehouse_fp: str | None) -> bool:
-        """The export of this very warehouse state is in place in ``out``, file for file."""
-        return (warehouse_fp is not None and self.doc.get("warehouse") == warehouse_fp
+    def up_to_date(self, out: Path) -> bool:
+        """Nothing the last export read changed and its files are in place in ``out``, file for file."""
+        return (bool(self.doc) and not self.changed
                 and all(self._intact(out, rel, rec) for rel, rec in self.doc.get("files", {}).items())
                 and all((out / f).exists() for f in ("README.md", "metadata")))
 
@@ -733,14 +721,14 @@ class ExportState:
         return [h not in self.validated for h in hashes.to_pylist()]
 
     def file_fingerprints(self, con, units: pa.Table, hashes: pa.Array) -> dict[tuple[str, str], str]:
-        """(config, split) → sha256 of the writer version, the rows of ``mart_benchmark_rows`` in
-        output order and the content hashes of every published unit."""
+        """(config, split) → sha256 of the rows of ``mart_benchmark_rows`` in output order and the
+        content hashes of every published unit (the code is the state's ``code`` fingerprint)."""
         units_fp = hashlib.sha256("".join(hashes.to_pylist()).encode()).hexdigest()
         rows = con.sql(
             "select config, split, md5(string_agg(md5(cast(b as varchar)), '' order by row_order)) "
             "from mart_benchmark_rows as b group by all").fetchall()
-        got = {(c, s): hashlib.sha256(f"{WRITER_VERSION}|{units_fp}|{h}".encode()).hexdigest() for c, s, h in rows}
-        return {(c, s): got.get((c, s), f"empty|{WRITER_VERSION}|{units_fp}") for c in CONFIGS for s in SPLITS}
+        got = {(c, s): hashlib.sha256(f"{units_fp}|{h}".encode()).hexdigest() for c, s, h in rows}
+        return {(c, s): got.get((c, s), f"empty|{units_fp}") for c in CONFIGS for s in SPLITS}
 
     def reusable(self, out: Path, rel: str, fingerprint: str) -> dict | None:
         rec = self.doc.get("files", {}).get(rel)
@@ -748,20 +736,20 @@ class ExportState:
             return rec
         return None
 
-    def save(self, out: Path, warehouse_fp: str | None, hashes: pa.Array, files: dict, report: dict) -> None:
-        d = self.path(out)
-        d.mkdir(parents=True, exist_ok=True)
+    def save(self, out: Path, con: duckdb.DuckDBPyConnection, tables: set[str], hashes: pa.Array, files: dict,
+             report: dict) -> None:
+        """Record what this export read (``tables``: those its SQL named) and wrote."""
         for rel, rec in files.items():
             st = (out / rel).stat()
             rec.update(size=st.st_size, mtime_ns=st.st_mtime_ns)
             rec.pop("reused", None)
-        pq.write_table(pa.table({"h": hashes}), d / "validated.parquet.tmp")
-        os.replace(d / "validated.parquet.tmp", d / "validated.parquet")
-        doc = {"writer_version": WRITER_VERSION, "validator_version": VALIDATOR_VERSION, "warehouse": warehouse_fp,
-               "files": {k: {kk: vv for kk, vv in v.items() if kk != "reused"} for k, v in files.items()},
-               "report": report}
-        (d / "state.json.tmp").write_text(json.dumps(doc, sort_keys=True, indent=1), encoding="utf-8")
-        os.replace(d / "state.json.tmp", d / "state.json")
+        store = state.Store(out, "export")
+        store.save_table("validated", pa.table({"h": hashes}))
+        reads = state.reads((STEP,), tables=tables)
+        digests = state.digests(reads, con)
+        store.save({"reads": reads, "digests": digests,
+                    "fingerprint": state.fingerprint(digests), "code": state.fingerprint(digests, code_only=True),
+                    "files": files, "report": report})
 
 
 def print_summary(report: dict, seconds: float) -> None:
@@ -780,8 +768,11 @@ def print_summary(report: dict, seconds: float) -> None:
     con.print(t)
     r = report.get("reuse", {})
     if r.get("up_to_date"):
-        con.print(f"export up to date (warehouse and writer unchanged since the last export); time {seconds:.1f}s")
+        con.print("export up to date (nothing it reads changed since the last export: code, named queries, seeds, "
+                  f"templates, warehouse tables, libraries); time {seconds:.1f}s")
         return
+    if r.get("changed") and r["changed"] != ["no state"]:
+        con.print(f"export redone: changed since the last export: {state.describe(r['changed'])}", markup=False)
     con.print(f"units validated with the CoNLL 2018 loader: {report['units_validated']:,} "
               f"({r.get('units_cached', 0):,} of them validated before, by content hash); files: "
               f"{r.get('files_written', 0)} written, {r.get('files_reused', 0)} reused (rows unchanged); "

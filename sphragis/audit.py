@@ -37,8 +37,6 @@ fails with one clear message.
 from __future__ import annotations
 
 import argparse
-import hashlib
-import json
 import sys
 import time
 from dataclasses import dataclass, field
@@ -48,7 +46,7 @@ from typing import Any
 import duckdb
 import numpy as np
 
-from . import config
+from . import config, state
 from .benchmark import BY_NAME, CHUNK_SIZES, CONFIGS, EVAL_SPLITS, SPLITS, config_of
 from .files import write_json
 from .queries import query
@@ -413,29 +411,37 @@ def results_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def write_table(results: dict[str, Any], warehouse: Path) -> str:
-    """Replace the warehouse table ``audit_results`` (one short read-write connection).
+    """Replace the warehouse table ``audit_results`` (one short read-write connection), holding the
+    build lock of the warehouse (:func:`sphragis.build.build_lock`) as every writer of it does.
 
     Returns:
         A one-line note of what was done (or why the table was skipped: no warehouse file, or
-        it is locked by another process).
+        DuckDB cannot open it for writing).
+
+    Raises:
+        sphragis.build.BuildLocked: a build (or another audit) holds the warehouse's lock; the
+            audit's results stay in its state, so running it again reuses them.
     """
     import pyarrow as pa
+
+    from .build import build_lock
 
     if not warehouse.is_file():
         return f"no warehouse at {warehouse}: table audit_results skipped"
     table = pa.Table.from_pylist(results_rows(results))
-    if _table_holds(warehouse, table):  # e.g. a reused audit: the warehouse file is left untouched
-        return f"table audit_results of {warehouse} unchanged ({table.num_rows} rows)"
-    try:
-        con = duckdb.connect(str(warehouse))
-    except duckdb.Error as exc:
-        return f"cannot open {warehouse} for writing ({exc}): table audit_results skipped"
-    try:
-        con.register("audit_results_in", table)
-        con.execute("create or replace table audit_results as select * from audit_results_in "
-                    "order by config, feature_set, target, eval_split")
-    finally:
-        con.close()
+    with build_lock(warehouse):
+        if _table_holds(warehouse, table):  # e.g. a reused audit: the warehouse file is left untouched
+            return f"table audit_results of {warehouse} unchanged ({table.num_rows} rows)"
+        try:
+            con = duckdb.connect(str(warehouse))
+        except duckdb.Error as exc:
+            return f"cannot open {warehouse} for writing ({exc}): table audit_results skipped"
+        try:
+            con.register("audit_results_in", table)
+            con.execute("create or replace table audit_results as select * from audit_results_in "
+                        "order by config, feature_set, target, eval_split")
+        finally:
+            con.close()
     return f"table audit_results ({table.num_rows} rows) written to {warehouse}"
 
 
@@ -461,46 +467,42 @@ def _table_holds(warehouse: Path, table) -> bool:
 # command line
 
 
-def inputs_fingerprint(out: Path, configs: tuple[str, ...] = CONFIGS) -> str:
-    """sha256 of everything an audit's results depend on: the configurations audited, the bytes of
-    each of their Parquet files (:func:`config_files`), this module and its named queries
-    (``sql/queries/audit_*.sql``), and the NumPy, SciPy and scikit-learn versions. The fits are
-    deterministic (fixed ``random_state``), so equal fingerprints mean equal results.
+#: The audit's code: this module and every module of the package it imports (its state's reads,
+#: :func:`sphragis.state.reads`, derived from the imports, with the named queries it reads).
+STEP = __name__
+
+
+def audit_reads(out: Path, configs: tuple[str, ...] = CONFIGS) -> dict[str, Any]:
+    """What an audit of ``out`` reads (:func:`sphragis.state.reads`): its code and named queries,
+    the Parquet file of every configuration audited (:func:`config_files`), the configurations,
+    and the libraries (NumPy, SciPy, scikit-learn, …). The fits are deterministic (fixed
+    ``random_state``), so equal digests mean equal results.
 
     Raises:
         AuditError: a configuration's file is missing (as :func:`config_files`).
     """
-    import scipy
-    import sklearn
-
     files = config_files(out, configs)
-    h = hashlib.sha256(json.dumps([list(configs), np.__version__, scipy.__version__, sklearn.__version__]).encode())
-    for p in [Path(__file__), *sorted((config.SQL_DIR / "queries").glob("audit_*.sql"))]:
-        h.update(p.name.encode() + b"\0" + p.read_bytes())
-    for cfg in configs:
-        for split, path in files[cfg].items():
-            with open(path, "rb") as fh:
-                h.update(f"{cfg}/{split}\0{hashlib.file_digest(fh, 'sha256').hexdigest()}\n".encode())
-    return h.hexdigest()
+    return state.reads((STEP,), files=[p for cfg in configs for p in files[cfg].values()],
+                       variables={"configs": list(configs)})
 
 
-def state_path(out: Path) -> Path:
-    """The last audit's inputs fingerprint and results: ``<out>.state/audit.json``, in the export's
-    state folder beside the export (:meth:`sphragis.export.writer.ExportState.path`), outside the
-    published dataset."""
-    from .export.writer import ExportState
-
-    return ExportState.path(out) / "audit.json"
+def state_store(out: Path) -> state.Store:
+    """The audit's state: ``<out>.state/audit.json`` (:class:`sphragis.state.Store`), beside the
+    export's state, outside the published dataset; holds the last audit's reads, their digests
+    and its results."""
+    return state.Store(out, "audit")
 
 
-def reusable_results(out: Path, fingerprint: str) -> dict[str, Any] | None:
-    """The results the last audit of ``out`` recorded, if its inputs fingerprint is ``fingerprint``
-    (an unreadable or stale state gives None: the audit runs)."""
-    try:
-        doc = json.loads(state_path(out).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return doc.get("results") if doc.get("fingerprint") == fingerprint else None
+def reusable_results(out: Path, configs: tuple[str, ...] = CONFIGS) -> tuple[dict[str, Any] | None, list[str]]:
+    """(the results the last audit of ``out`` recorded, if nothing it read changed and it audited
+    ``configs``, else None; the inputs that changed, :func:`sphragis.state.check`)."""
+    doc = state_store(out).load()
+    now, changed = state.check(doc)
+    files = config_files(out, configs)  # the files audited now: any other set is a change
+    wanted = {str(p.resolve()) for cfg in configs for p in files[cfg].values()}
+    if doc.get("reads", {}).get("variables") != {"configs": list(configs)} or not wanted <= set(doc["reads"]["files"]):
+        changed = sorted(set(changed) | {"variables"})
+    return (doc.get("results") if not changed else None), changed
 
 
 def _cmd_audit(args: argparse.Namespace) -> int:
@@ -509,14 +511,17 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     configs = tuple(args.config) if args.config else CONFIGS
     _sklearn()
-    fingerprint = inputs_fingerprint(out, configs)
-    results = None if args.full else reusable_results(out, fingerprint)
+    results, changed = (None, ["--full"]) if args.full else reusable_results(out, configs)
+    store = state_store(out)
     if results is not None:
-        print(f"audit up to date (exported files, audit code and libraries unchanged since the last audit): "
-              f"results of {state_path(out)} reused", file=sys.stderr)
+        print(f"audit up to date (nothing it reads changed since the last audit: exported files, code, named queries, "
+              f"libraries): results of {store.path} reused", file=sys.stderr)
     else:
+        if changed != ["no state"]:
+            print(f"audit redone: changed since the last audit: {state.describe(changed)}", file=sys.stderr)
         results = run_audit(out, configs, progress=not args.quiet)
-        write_json(state_path(out), {"fingerprint": fingerprint, "results": results}, sort_keys=True)
+        reads = audit_reads(out, configs)
+        store.save({"reads": reads, "digests": state.digests(reads), "results": results})
     path = write_report(report_document(results), out)
     card_note = _rerender_card(out)
     note = write_table(results, settings.warehouse)

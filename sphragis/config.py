@@ -23,6 +23,8 @@ from functools import cache
 from importlib.resources import files
 from pathlib import Path
 
+from .state import note_read
+
 #: The installed ``sphragis`` package folder (the checkout's ``sphragis/`` in an editable install).
 PACKAGE_DIR = Path(str(files("sphragis")))
 #: Parent of :data:`PACKAGE_DIR`: the checkout root when running from a checkout. Only the
@@ -163,6 +165,7 @@ def settings() -> Settings:
 @cache
 def snapshots() -> tuple[dict, ...]:
     """The checked-in pin list (``sphragis/sources.json``), one dict per snapshot (SPEC §1)."""
+    note_read(SOURCES_FILE)  # an input of the steps that read it (sphragis.state)
     return tuple(json.loads(SOURCES_FILE.read_text(encoding="utf-8"))["snapshots"])
 
 
@@ -176,6 +179,7 @@ def read_seed(name: str, columns: tuple[str, ...], seeds_dir: Path = SEEDS_DIR) 
         OSError: the file cannot be read.
     """
     path = seeds_dir / f"{name}.csv"
+    note_read(path)  # an input of the steps that read it (sphragis.state)
     with path.open(encoding="utf-8", newline="") as fh:
         reader = csv.reader(fh)
         header = tuple(next(reader, ()))

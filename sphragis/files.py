@@ -14,7 +14,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-__all__ = ["json_text", "replace_dir", "write_json", "write_text_atomic"]
+__all__ = ["exchange", "json_text", "replace_dir", "restore_dir", "write_json", "write_text_atomic"]
 
 
 def json_text(doc: Any, *, sort_keys: bool = False) -> str:
@@ -60,10 +60,46 @@ def write_json(path: str | os.PathLike, doc: Any, *, sort_keys: bool = False) ->
     return write_text_atomic(path, json_text(doc, sort_keys=sort_keys))
 
 
+#: ``renameat2``'s flag for an atomic exchange of two paths (Linux 3.15+, ``<linux/fs.h>``).
+RENAME_EXCHANGE = 2
+
+
+def exchange(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+    """Swap the paths ``a`` and ``b`` (both exist) in one atomic step: ``renameat2(2)`` with
+    ``RENAME_EXCHANGE`` (Linux), called through :mod:`ctypes`.
+
+    Returns:
+        True when swapped; False when the system or file system cannot (nothing was changed).
+
+    Raises:
+        OSError: the exchange failed for another reason (e.g. permissions).
+    """
+    import ctypes
+    import ctypes.util
+    import errno
+
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):  # not Linux, or a C library without renameat2 (glibc < 2.28)
+        return False
+    at_fdcwd = -100
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), RENAME_EXCHANGE) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP):
+        return False
+    raise OSError(err, f"cannot exchange {a} and {b}: {os.strerror(err)}")
+
+
 def replace_dir(tmp: str | os.PathLike, target: str | os.PathLike) -> Path:
-    """Put the complete folder ``tmp`` in the place of ``target`` with two renames: an existing
-    ``target`` is first renamed to ``<target>.old-<pid>`` beside it and deleted only once ``tmp``
-    is in place; if that second rename fails, the old ``target`` is renamed back.
+    """Put the complete folder ``tmp`` in the place of ``target`` so that ``target`` is a complete
+    folder, the old or the new, at every instant (SPEC §13): the two are exchanged atomically
+    (:func:`exchange`) and the old content, now at ``tmp``, is deleted. Where the system cannot
+    exchange, two renames: ``target`` to ``<target>.old-<pid>``, then ``tmp`` to ``target`` (the
+    old one is renamed back if that fails, and :func:`restore_dir` puts it back after a process
+    killed between the two).
 
     Returns:
         ``target`` as a :class:`~pathlib.Path`.
@@ -72,9 +108,14 @@ def replace_dir(tmp: str | os.PathLike, target: str | os.PathLike) -> Path:
         OSError: a rename fails (``target`` then holds its previous content, if it had any).
     """
     tmp, target = Path(tmp), Path(target)
+    if not (target.exists() or target.is_symlink()):
+        os.rename(tmp, target)
+        return target
+    if exchange(tmp, target):
+        shutil.rmtree(tmp, ignore_errors=True)
+        return target
     old = target.with_name(f"{target.name}.old-{os.getpid()}")
-    if target.exists() or target.is_symlink():
-        os.replace(target, old)
+    os.replace(target, old)
     try:
         os.replace(tmp, target)
     except OSError:
@@ -83,3 +124,19 @@ def replace_dir(tmp: str | os.PathLike, target: str | os.PathLike) -> Path:
         raise
     shutil.rmtree(old, ignore_errors=True)
     return target
+
+
+def restore_dir(target: str | os.PathLike) -> list[Path]:
+    """Undo what an interrupted :func:`replace_dir` left beside ``target``: when ``target`` is
+    missing, the newest ``<target>.old-*`` (the previous complete folder) is renamed back; every
+    other ``<target>.old-*`` is deleted. Call only while holding the lock of ``target`` (no other
+    process is replacing it then). Returns the leftovers deleted."""
+    import glob
+
+    target = Path(target)
+    olds = sorted(target.parent.glob(glob.escape(target.name) + ".old-*"), key=lambda p: p.stat().st_mtime_ns)
+    if olds and not (target.exists() or target.is_symlink()):
+        os.replace(olds.pop(), target)
+    for old in olds:
+        shutil.rmtree(old, ignore_errors=True) if old.is_dir() else old.unlink(missing_ok=True)
+    return olds

@@ -17,6 +17,7 @@ import duckdb
 
 from . import config
 from .config import SQL_DIR
+from .state import note_read
 
 QUERIES_DIR = SQL_DIR / "queries"
 
@@ -32,6 +33,7 @@ def query(name: str) -> str:
     if not path.is_file():
         known = ", ".join(sorted(p.stem for p in QUERIES_DIR.glob("*.sql")))
         raise LookupError(f"no named query {path}; known: {known}")
+    note_read(path)  # an input of the steps that read it (sphragis.state)
     return path.read_text(encoding="utf-8")
 
 

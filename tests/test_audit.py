@@ -232,8 +232,8 @@ def test_an_unchanged_export_reuses_the_last_audit(tmp_path, monkeypatch, capsys
     assert cli.main(args) == 0
     first = report.read_text(encoding="utf-8")
     assert "audit up to date" not in capsys.readouterr().err
-    state = json.loads(audit.state_path(out).read_text(encoding="utf-8"))
-    assert state["fingerprint"] == audit.inputs_fingerprint(out, ("sentence_1",))
+    state = audit.state_store(out).load()
+    assert state["reads"]["variables"] == {"configs": ["sentence_1"]}
     assert state["results"]["sentence_1"]["rows"] == {"train": 40, "validation": 12, "test": 12}
 
     report.unlink()
