@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import io
+import json
 import os
 import shutil
 import sys
@@ -42,11 +43,14 @@ from pathlib import Path
 
 import duckdb
 
-from sphragis import config
-from sphragis.files import replace_dir, write_json
+from sphragis import config, state
+from sphragis.files import replace_dir, restore_dir, write_json
 from sphragis.queries import json_records as _records
 from sphragis.queries import query
 
+#: The treebank export's code: this module and every module of the package it imports (its
+#: state's reads, :func:`sphragis.state.reads`).
+STEP = __name__
 #: The models that hold the selection (re-run with the options as variables when they differ
 #: from the build's defaults), in dependency order.
 MODELS = ("int_training_candidates", "mart_training_treebank_exclusions", "mart_training_treebank")
@@ -151,6 +155,8 @@ def select(con: duckdb.DuckDBPyConnection, variables_: dict[str, object]) -> Non
         return
     project = runner.load_project()
     udfs.register(con)
+    for path in [*config.MACROS_DIR.glob("*.sql"), *(p for p in config.MODELS_DIR.rglob("*.sql") if p.stem in MODELS)]:
+        state.note_read(path)  # rendered below: inputs of this export (sphragis.state)
     for name in MODELS:
         sql = runner.render(project, name, variables_)
         try:
@@ -267,8 +273,13 @@ def _sources(projects: list[str], fold_names: list[str]) -> list[dict]:
 
 
 def export_treebank(out: Path, options: dict | None = None, *, merged: bool = False,
-                    warehouse: Path | None = None, validate: bool = True) -> dict:
+                    warehouse: Path | None = None, validate: bool = True, full: bool = False) -> dict:
     """Write the training treebank and its manifest into ``out`` (replaced atomically).
+
+    Nothing is done when nothing the last export into ``out`` read changed (its code, named
+    queries, the pin list, the warehouse tables it read, the options, the libraries:
+    :mod:`sphragis.state`, kept in ``<out>.state/treebank.json``) and its files are the ones it
+    wrote; the manifest of ``out`` is then returned with ``"up_to_date": True``.
 
     Args:
         out: the output directory (``<stem>-<split>.conllu`` files and ``manifest.json``).
@@ -276,9 +287,11 @@ def export_treebank(out: Path, options: dict | None = None, *, merged: bool = Fa
         merged: one ``treebank-<split>.conllu`` for all projects instead of one file per project.
         warehouse: the DuckDB warehouse (default ``SPHRAGIS_WAREHOUSE``), opened read-only.
         validate: run the UD validator (the two loaders always run).
+        full: ignore the saved state (write and validate again).
 
     Returns:
-        The manifest (also written to ``out/manifest.json``).
+        The manifest (also written to ``out/manifest.json``); when the work was redone after a
+        change, ``"changed"`` lists the inputs that changed (:func:`sphragis.state.changed`).
 
     Raises:
         TreebankError: bad options, a missing model, or a sentence that fails validation.
@@ -292,18 +305,29 @@ def export_treebank(out: Path, options: dict | None = None, *, merged: bool = Fa
     if not warehouse.is_file():
         raise TreebankError(f"no warehouse at {warehouse}; build it with `sphragis build`")
     con = duckdb.connect(str(warehouse), read_only=True)
+    store = state.Store(out, "treebank")
+    options_read = {"options": vars_, "merged": merged, "validate": validate}
+    doc = {} if full else store.load()
+    _now, changed = state.check(doc, con)
+    if doc.get("reads", {}).get("variables") not in (None, options_read):
+        changed = sorted(set(changed) | {"variables"})
+    if not changed and state.intact(out, doc.get("outputs", {})):
+        con.close()
+        return {**json.loads((out / "manifest.json").read_text(encoding="utf-8")), "up_to_date": True}
+    recording = state.RecordingConnection(con)  # the tables the export reads, for its state
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f"{out.name}.building-{os.getpid()}")
     try:
         with build_lock(out):
+            restore_dir(out)
             remove_stale_builds(out)
             tmp.mkdir()
             t0 = time.perf_counter()
-            select(con, vars_)
+            select(recording, vars_)
             selection = query("training_treebank_file")
             files = []
             for stem, projects, split in _file_groups(vars_, merged):
-                ann = annotations.render_selection(con, stem, selection, {"projects": projects, "split": split},
+                ann = annotations.render_selection(recording, stem, selection, {"projects": projects, "split": split},
                                                    view="native", tree="int_native_tree_tokens",
                                                    source_key="source")
                 if ann.skipped:
@@ -318,7 +342,7 @@ def export_treebank(out: Path, options: dict | None = None, *, merged: bool = Fa
                               "sha256": hashlib.sha256(path.read_bytes()).hexdigest()})
             rendered = time.perf_counter() - t0
             validation = validate_ud([tmp / f["file"] for f in files]) if validate else None
-            manifest = _manifest(con, vars_, merged, files, validation)
+            manifest = _manifest(recording, vars_, merged, files, validation)
             manifest["seconds"] = {"select_and_render": round(rendered, 1),
                                    "ud_validator": round(time.perf_counter() - t0 - rendered, 1)}
             if validation:
@@ -327,10 +351,12 @@ def export_treebank(out: Path, options: dict | None = None, *, merged: bool = Fa
                     m["example"] = m["example"].replace(str(tmp) + os.sep, "")
             write_json(tmp / "manifest.json", manifest)
             replace_dir(tmp, out)
+            reads = state.reads((STEP,), tables=recording.tables, variables=options_read)
+            store.save({"reads": reads, "digests": state.digests(reads, con), "outputs": state.stamps(out)})
     finally:
         con.close()
         shutil.rmtree(tmp, ignore_errors=True)
-    return manifest
+    return {**manifest, "changed": changed} if changed != ["no state"] else manifest
 
 
 def _manifest(con: duckdb.DuckDBPyConnection, vars_: dict, merged: bool, files: list[dict],
@@ -386,7 +412,7 @@ def _cmd(args: argparse.Namespace) -> int:
     }
     out = Path(args.out) if args.out else config.settings().out.with_name("treebank")
     t0 = time.perf_counter()
-    m = export_treebank(out, options, merged=args.merged, validate=not args.no_validator)
+    m = export_treebank(out, options, merged=args.merged, validate=not args.no_validator, full=args.full)
     print_summary(m, out, time.perf_counter() - t0)
     return 0
 
@@ -395,6 +421,12 @@ def print_summary(manifest: dict, out: Path, seconds: float) -> None:
     """Print the files, the counts per project and reason, and the validator result."""
     p = sys.stderr.write
     p(f"export-treebank: {out}\n")
+    if manifest.get("up_to_date"):
+        p("  up to date (nothing it reads changed since the last export-treebank: code, named queries, pin list, "
+          f"warehouse tables, options, libraries); time {seconds:.1f}s\n")
+        return
+    if manifest.get("changed"):
+        p(f"  redone: changed since the last export-treebank: {state.describe(manifest['changed'])}\n")
     for f in manifest["files"]:
         p(f"  {f['file']:<28} {f['sentences']:>7,} sentences {f['tokens']:>9,} tokens\n")
     p("  project      candidates  selected  excluded by reason (first rule) | hit by rule\n")
@@ -438,4 +470,7 @@ def register(sub) -> None:
                         "train only)")
     t.add_argument("--merged", action="store_true", help="one treebank-<split>.conllu instead of one file per project")
     t.add_argument("--no-validator", action="store_true", help="skip the UD validator (the loaders still run)")
+    t.add_argument("--full", action="store_true",
+                   help="write and validate again even if nothing it reads changed since the last export-treebank "
+                        "(by default its state, kept in <out>.state/treebank.json, says so)")
     t.set_defaults(func=_cmd)
