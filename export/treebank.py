@@ -307,8 +307,10 @@ def export_treebank(out: Path, options: dict | None = None, *, merged: bool = Fa
     con = duckdb.connect(str(warehouse), read_only=True)
     store = state.Store(out, "treebank")
     options_read = {"options": vars_, "merged": merged, "validate": validate}
-    doc = {} if full else store.load()
-    _now, changed = state.check(doc, con)
+    doc = store.load()
+    at_start, changed = state.check(doc, con)  # with --full too: the digests before it, for settle()
+    if full:
+        changed = ["--full"]
     if doc.get("reads", {}).get("variables") not in (None, options_read):
         changed = sorted(set(changed) | {"variables"})
     if not changed and state.intact(out, doc.get("outputs", {})):
@@ -352,11 +354,12 @@ def export_treebank(out: Path, options: dict | None = None, *, merged: bool = Fa
             write_json(tmp / "manifest.json", manifest)
             replace_dir(tmp, out)
             reads = state.reads((STEP,), tables=recording.tables, variables=options_read)
-            store.save({"reads": reads, "digests": state.digests(reads, con), "outputs": state.stamps(out)})
+            store.save({"reads": reads, "digests": state.settle(at_start, state.digests(reads, con)),
+                        "outputs": state.stamps(out)})
     finally:
         con.close()
         shutil.rmtree(tmp, ignore_errors=True)
-    return {**manifest, "changed": changed} if changed != ["no state"] else manifest
+    return {**manifest, "changed": changed} if changed not in state.NOTHING_TO_COMPARE else manifest
 
 
 def _manifest(con: duckdb.DuckDBPyConnection, vars_: dict, merged: bool, files: list[dict],

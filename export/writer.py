@@ -686,10 +686,13 @@ class ExportState:
 
     Attributes:
         changed: the inputs that changed since the last export (``["no state"]`` without one).
+        now: their digests before this export (:func:`sphragis.state.settle` compares them with
+            the digests after it).
     """
 
-    def __init__(self, doc: dict, validated: set[str] | None = None, changed: list[str] | None = None):
-        self.doc, self.validated, self.changed = doc, validated or set(), changed or []
+    def __init__(self, doc: dict, validated: set[str] | None = None, changed: list[str] | None = None,
+                 now: dict[str, str] | None = None):
+        self.doc, self.validated, self.changed, self.now = doc, validated or set(), changed or [], now or {}
 
     @staticmethod
     def path(out: Path) -> Path:
@@ -700,12 +703,14 @@ class ExportState:
         """The last export's state, checked against the inputs now (the tables in ``con``);
         ``full`` ignores it."""
         store = state.Store(out, "export")
-        doc = {} if full else store.load()
-        now, changed = state.check(doc, con)
+        doc = store.load()
+        now, changed = state.check(doc, con)  # with --full too: the digests before it, for settle()
+        if full:
+            return cls({}, None, ["--full"], now)
         if not now or state.fingerprint(now, code_only=True) != doc.get("code"):
-            return cls({}, None, changed)
+            return cls({}, None, changed, now)
         hashes = store.load_table("validated")
-        return cls(doc, set(hashes.column("h").to_pylist()) if hashes is not None else None, changed)
+        return cls(doc, set(hashes.column("h").to_pylist()) if hashes is not None else None, changed, now)
 
     def _intact(self, out: Path, rel: str, rec: dict) -> bool:
         return state.intact(out, {rel: [rec.get("size"), rec.get("mtime_ns")]})
@@ -746,7 +751,7 @@ class ExportState:
         store = state.Store(out, "export")
         store.save_table("validated", pa.table({"h": hashes}))
         reads = state.reads((STEP,), tables=tables)
-        digests = state.digests(reads, con)
+        digests = state.settle(self.now, state.digests(reads, con))
         store.save({"reads": reads, "digests": digests,
                     "fingerprint": state.fingerprint(digests), "code": state.fingerprint(digests, code_only=True),
                     "files": files, "report": report})
@@ -771,7 +776,7 @@ def print_summary(report: dict, seconds: float) -> None:
         con.print("export up to date (nothing it reads changed since the last export: code, named queries, seeds, "
                   f"templates, warehouse tables, libraries); time {seconds:.1f}s")
         return
-    if r.get("changed") and r["changed"] != ["no state"]:
+    if r.get("changed") and r["changed"] not in state.NOTHING_TO_COMPARE:
         con.print(f"export redone: changed since the last export: {state.describe(r['changed'])}", markup=False)
     con.print(f"units validated with the CoNLL 2018 loader: {report['units_validated']:,} "
               f"({r.get('units_cached', 0):,} of them validated before, by content hash); files: "

@@ -493,16 +493,18 @@ def state_store(out: Path) -> state.Store:
     return state.Store(out, "audit")
 
 
-def reusable_results(out: Path, configs: tuple[str, ...] = CONFIGS) -> tuple[dict[str, Any] | None, list[str]]:
+def reusable_results(out: Path, configs: tuple[str, ...] = CONFIGS
+                     ) -> tuple[dict[str, Any] | None, list[str], dict[str, str]]:
     """(the results the last audit of ``out`` recorded, if nothing it read changed and it audited
-    ``configs``, else None; the inputs that changed, :func:`sphragis.state.check`)."""
+    ``configs``, else None; the inputs that changed, :func:`sphragis.state.check`; their digests
+    now, for :func:`sphragis.state.settle`)."""
     doc = state_store(out).load()
     now, changed = state.check(doc)
     files = config_files(out, configs)  # the files audited now: any other set is a change
     wanted = {str(p.resolve()) for cfg in configs for p in files[cfg].values()}
     if doc.get("reads", {}).get("variables") != {"configs": list(configs)} or not wanted <= set(doc["reads"]["files"]):
         changed = sorted(set(changed) | {"variables"})
-    return (doc.get("results") if not changed else None), changed
+    return (doc.get("results") if not changed else None), changed, now
 
 
 def _cmd_audit(args: argparse.Namespace) -> int:
@@ -511,17 +513,19 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     configs = tuple(args.config) if args.config else CONFIGS
     _sklearn()
-    results, changed = (None, ["--full"]) if args.full else reusable_results(out, configs)
+    results, changed, at_start = reusable_results(out, configs)
+    if args.full:
+        results, changed = None, ["--full"]
     store = state_store(out)
     if results is not None:
         print(f"audit up to date (nothing it reads changed since the last audit: exported files, code, named queries, "
               f"libraries): results of {store.path} reused", file=sys.stderr)
     else:
-        if changed != ["no state"]:
+        if changed not in state.NOTHING_TO_COMPARE:
             print(f"audit redone: changed since the last audit: {state.describe(changed)}", file=sys.stderr)
         results = run_audit(out, configs, progress=not args.quiet)
         reads = audit_reads(out, configs)
-        store.save({"reads": reads, "digests": state.digests(reads), "results": results})
+        store.save({"reads": reads, "digests": state.settle(at_start, state.digests(reads)), "results": results})
     path = write_report(report_document(results), out)
     card_note = _rerender_card(out)
     note = write_table(results, settings.warehouse)

@@ -138,5 +138,8 @@ def restore_dir(target: str | os.PathLike) -> list[Path]:
     if olds and not (target.exists() or target.is_symlink()):
         os.replace(olds.pop(), target)
     for old in olds:
-        shutil.rmtree(old, ignore_errors=True) if old.is_dir() else old.unlink(missing_ok=True)
+        if old.is_dir() and not old.is_symlink():
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            old.unlink(missing_ok=True)
     return olds

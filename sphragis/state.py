@@ -345,9 +345,25 @@ def fingerprint(digest: dict[str, str], *, code_only: bool = False) -> str:
     return hashlib.sha256(json.dumps(kept, sort_keys=True).encode()).hexdigest()
 
 
+#: The digest :func:`settle` gives an input that changed while a step ran.
+CHANGED_WHILE_RUNNING = "changed while the step ran"
+
+
+def settle(at_start: dict[str, str], at_end: dict[str, str]) -> dict[str, str]:
+    """The digests to save after a run: ``at_end`` (:func:`digests` once the outputs are in place),
+    except that an input whose digest differs from ``at_start`` (taken before the run) was edited
+    while the step read it, and gets :data:`CHANGED_WHILE_RUNNING`, so the next run redoes the work."""
+    return {k: CHANGED_WHILE_RUNNING if k in at_start and at_start[k] != v else v for k, v in at_end.items()}
+
+
 def changed(before: dict[str, str], now: dict[str, str]) -> list[str]:
     """The inputs whose digest differs between ``before`` and ``now`` (added or gone too), sorted."""
     return sorted(k for k in before.keys() | now.keys() if before.get(k) != now.get(k))
+
+
+#: What :func:`check` and the steps give as the change when there is nothing to compare: no state
+#: of an earlier run, or ``--full``.
+NOTHING_TO_COMPARE = (["no state"], ["--full"])
 
 
 def describe(keys: list[str], limit: int = 3) -> str:

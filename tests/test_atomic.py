@@ -120,6 +120,17 @@ def start_held_build(settings: config.Settings, marker: Path, hold: float = 120.
     return proc
 
 
+def wait_for_marker(proc: subprocess.Popen, marker: Path, point: str, seconds: float = 180) -> None:
+    """Wait until the child ``proc`` writes ``marker`` on reaching ``point``; fail the test, with
+    the child's stderr, if it exits first or takes longer than ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while not marker.exists():
+        if proc.poll() is not None:
+            pytest.fail(f"child exited before {point}: {proc.communicate()[1].decode(errors='replace')[-2000:]}")
+        assert time.monotonic() < deadline, f"the child did not reach {point} within {seconds:.0f} s"
+        time.sleep(0.05)
+
+
 def kill(proc: subprocess.Popen) -> None:
     if proc.poll() is None:
         os.kill(proc.pid, signal.SIGKILL)
@@ -342,12 +353,7 @@ def test_killed_export_leaves_previous_export_untouched(previous_export, tmp_pat
     marker = tmp_path / "held"
     proc = subprocess.Popen([sys.executable, "-c", EXPORT_HOLD_SCRIPT, str(marker), "120"],
                             env=settings_env(settings), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 180
-    while not marker.exists():
-        if proc.poll() is not None:
-            pytest.fail(f"held export exited early: {proc.communicate()[1].decode(errors='replace')[-2000:]}")
-        assert time.monotonic() < deadline, "held export did not reach the metadata within 180 s"
-        time.sleep(0.05)
+    wait_for_marker(proc, marker, "the metadata")
     building = Path(marker.read_text())
     assert building.name == f"sphragis.building-{proc.pid}" and any(building.rglob("*.parquet"))
     kill(proc)

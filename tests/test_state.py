@@ -17,7 +17,6 @@ import json
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -25,7 +24,7 @@ import pytest
 from sphragis import bench, build, cli, config, queries, runner, state
 from sphragis.export import card, writer
 
-from test_atomic import _beside, _tree_digest, kill, settings_env, tiny_settings
+from test_atomic import _beside, _tree_digest, kill, settings_env, tiny_settings, wait_for_marker
 from test_treebank import tiny  # noqa: F401  (the fixture warehouse of the treebank tests)
 
 QUERY = "export_units"
@@ -86,11 +85,6 @@ def _export(settings) -> dict:
 # export
 
 
-def test_unchanged_export_is_up_to_date(mine):
-    reuse = _export(mine)
-    assert reuse["up_to_date"]
-
-
 def test_editing_a_named_query_the_export_reads_redoes_it(mine, monkeypatch, tmp_path):
     copy = _copy_folder(monkeypatch, tmp_path, queries, "QUERIES_DIR", queries.QUERIES_DIR)
     queries.query.cache_clear()
@@ -102,6 +96,30 @@ def test_editing_a_named_query_the_export_reads_redoes_it(mine, monkeypatch, tmp
     assert not reuse["up_to_date"]
     assert reuse["changed"] == [f"file:{path.resolve()}"]
     assert reuse["files_written"] == 24  # the code changed: no file is reused, no unit's validation
+
+
+def test_a_query_edited_while_the_export_runs_is_not_taken_as_read(mine, monkeypatch, tmp_path):
+    # the export read the query before the edit: its state must not record the edited bytes
+    from sphragis.export import metadata
+
+    copy = _copy_folder(monkeypatch, tmp_path, queries, "QUERIES_DIR", queries.QUERIES_DIR)
+    queries.query.cache_clear()
+    writer.export(mine, full=True)
+    path = copy / f"{QUERY}.sql"
+    real = metadata.write_all
+
+    def edit_meanwhile(con, out, summary):
+        path.write_text(path.read_text(encoding="utf-8") + "-- edited while the export ran\n", encoding="utf-8")
+        return real(con, out, summary)
+
+    with monkeypatch.context() as m:
+        m.setattr(metadata, "write_all", edit_meanwhile)
+        assert not writer.export(mine, full=True)["reuse"]["up_to_date"]
+    saved = state.Store(mine.out, "export").load()["digests"]
+    assert saved[f"file:{path.resolve()}"] == state.CHANGED_WHILE_RUNNING
+    reuse = _export(mine)
+    assert not reuse["up_to_date"] and reuse["changed"] == [f"file:{path.resolve()}"]
+    assert _export(mine)["up_to_date"]
 
 
 def test_editing_the_card_template_redoes_the_export(mine, monkeypatch, tmp_path):
@@ -146,6 +164,7 @@ def test_editing_a_seed_read_by_python_redoes_the_export(mine, monkeypatch, tmp_
 
 
 def test_a_warehouse_table_the_export_reads_changed_redoes_it(mine, tmp_path):
+    assert _export(mine)["up_to_date"]
     # one row of works_registry.csv edited and rebuilt: int_works_registry's output changes
     project = runner.load_project(seeds_dir=bench.edited_seeds(tmp_path / "seeds"))
     build.build(mine, project=project, reingest=False)
@@ -191,12 +210,7 @@ def _killed_during_swap(settings, tmp_path, mode: str) -> None:
     marker = tmp_path / "held"
     proc = subprocess.Popen([sys.executable, "-c", KILLED_SWAP_SCRIPT, str(marker), str(settings.out), mode],
                             env=settings_env(settings), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 180
-    while not marker.exists():
-        if proc.poll() is not None:
-            pytest.fail(f"export exited before its swap: {proc.communicate()[1].decode(errors='replace')[-2000:]}")
-        assert time.monotonic() < deadline, "the export did not reach its swap within 180 s"
-        time.sleep(0.05)
+    wait_for_marker(proc, marker, "the swap of the export directory")
     kill(proc)
 
 
