@@ -308,7 +308,10 @@ def export_treebank(out: Path, options: dict | None = None, *, merged: bool = Fa
     store = state.Store(out, "treebank")
     options_read = {"options": vars_, "merged": merged, "validate": validate}
     doc = store.load()
-    at_start, changed = state.check(doc, con)  # with --full too: the digests before it, for settle()
+    from sphragis import runner
+
+    manifest = runner.read_manifest(con)
+    at_start, changed = state.check(doc, con, manifest)  # with --full too: the digests before it, for settle()
     if full:
         changed = ["--full"]
     if doc.get("reads", {}).get("variables") not in (None, options_read):
@@ -354,7 +357,7 @@ def export_treebank(out: Path, options: dict | None = None, *, merged: bool = Fa
             write_json(tmp / "manifest.json", manifest)
             replace_dir(tmp, out)
             reads = state.reads((STEP,), tables=recording.tables, variables=options_read)
-            store.save({"reads": reads, "digests": state.settle(at_start, state.digests(reads, con)),
+            store.save({"reads": reads, "digests": state.settle(at_start, state.digests(reads, con, manifest)),
                         "outputs": state.stamps(out)})
     finally:
         con.close()

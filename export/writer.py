@@ -670,6 +670,13 @@ def unit_hashes(units: pa.Table) -> pa.Array:
 STEP = __name__
 
 
+def _manifest(con: duckdb.DuckDBPyConnection | None) -> dict:
+    """The build manifest of the warehouse ``con`` (tables' fingerprints for the state)."""
+    from sphragis import runner
+
+    return runner.read_manifest(con) if con is not None else {}
+
+
 class ExportState:
     """What the last export read and did (:mod:`sphragis.state`), kept beside it in
     ``<out>.state/export.json`` and ``<out>.state/validated.parquet`` (the content hashes of the
@@ -700,11 +707,11 @@ class ExportState:
 
     @classmethod
     def load(cls, out: Path, con: duckdb.DuckDBPyConnection | None = None, full: bool = False) -> ExportState:
-        """The last export's state, checked against the inputs now (the tables in ``con``);
-        ``full`` ignores it."""
+        """The last export's state, checked against the inputs now (the tables in the warehouse
+        ``con``); ``full`` ignores it."""
         store = state.Store(out, "export")
         doc = store.load()
-        now, changed = state.check(doc, con)  # with --full too: the digests before it, for settle()
+        now, changed = state.check(doc, con, _manifest(con))  # with --full too: the digests before it, for settle()
         if full:
             return cls({}, None, ["--full"], now)
         if not now or state.fingerprint(now, code_only=True) != doc.get("code"):
@@ -751,7 +758,7 @@ class ExportState:
         store = state.Store(out, "export")
         store.save_table("validated", pa.table({"h": hashes}))
         reads = state.reads((STEP,), tables=tables)
-        digests = state.settle(self.now, state.digests(reads, con))
+        digests = state.settle(self.now, state.digests(reads, con, _manifest(con)))
         store.save({"reads": reads, "digests": digests,
                     "fingerprint": state.fingerprint(digests), "code": state.fingerprint(digests, code_only=True),
                     "files": files, "report": report})

@@ -252,18 +252,16 @@ class RecordingConnection:
         self._con.close()
 
 
-def table_fingerprints(con: duckdb.DuckDBPyConnection, names: list[str] | set[str]) -> dict[str, str]:
+def table_fingerprints(con: duckdb.DuckDBPyConnection, names: list[str] | set[str], manifest: dict) -> dict[str, str]:
     """``"table:<name>"`` → fingerprint of each table of ``names`` in the warehouse ``con``: the
-    build manifest's (a model's ``output_fingerprint``, kept by early cutoff when a rebuilt
-    model's rows are unchanged; a seed's; a raw table's), else a hash of its rows (count and the
-    sum of the row hashes: order-insensitive), ``missing`` when there is no such table. With
-    :data:`ALL_TABLES` among the names, the whole manifest counts as one input."""
-    from .runner import read_manifest
-
-    man = read_manifest(con)
-    known = {n: m.get("output_fingerprint") or m.get("fingerprint") for n, m in man.get("models", {}).items()}
-    known.update({n: s.get("fingerprint") for n, s in man.get("seeds", {}).items()})
-    known.update({n.removeprefix("raw."): s.get("fingerprint") for n, s in man.get("sources", {}).items()})
+    build ``manifest``'s (:func:`sphragis.runner.read_manifest` of ``con``: a model's
+    ``output_fingerprint``, kept by early cutoff when a rebuilt model's rows are unchanged; a
+    seed's; a raw table's), else a hash of its rows (count and the sum of the row hashes:
+    order-insensitive), ``missing`` when there is no such table. With :data:`ALL_TABLES` among the
+    names, the whole manifest counts as one input."""
+    known = {n: m.get("output_fingerprint") or m.get("fingerprint") for n, m in manifest.get("models", {}).items()}
+    known.update({n: s.get("fingerprint") for n, s in manifest.get("seeds", {}).items()})
+    known.update({n.removeprefix("raw."): s.get("fingerprint") for n, s in manifest.get("sources", {}).items()})
     present = {r[0] for r in con.execute("select table_name from duckdb_tables() union all "
                                          "select view_name from duckdb_views() where not internal").fetchall()}
     out = {}
@@ -319,10 +317,12 @@ def _version(dist: str) -> str:
         return "missing"
 
 
-def digests(read: dict[str, Any], con: duckdb.DuckDBPyConnection | None = None) -> dict[str, str]:
+def digests(read: dict[str, Any], con: duckdb.DuckDBPyConnection | None = None,
+            manifest: dict | None = None) -> dict[str, str]:
     """One digest per input of ``read`` (:func:`reads`), as they are now: ``module:<name>``
     (sha256 of its source), ``file:<path>`` (sha256), ``table:<name>`` (:func:`table_fingerprints`
-    over the warehouse ``con``; with tables but no ``con``, ``table:*`` is ``unknown``),
+    over the warehouse ``con`` and its ``manifest``; with tables but no ``con``, ``table:*`` is
+    ``unknown``),
     ``library:<dist>`` (its version), ``variables`` (their JSON).
     """
     out = {"variables": json.dumps(read.get("variables", {}), sort_keys=True)}
@@ -334,7 +334,8 @@ def digests(read: dict[str, Any], con: duckdb.DuckDBPyConnection | None = None) 
     for dist in read.get("libraries", []):
         out[f"library:{dist}"] = _version(dist)
     if read.get("tables"):
-        out.update(table_fingerprints(con, read["tables"]) if con is not None else {"table:*": "unknown"})
+        out.update(table_fingerprints(con, read["tables"], manifest or {}) if con is not None
+                   else {"table:*": "unknown"})
     return out
 
 
@@ -432,8 +433,10 @@ class Store:
             return None
 
 
-def check(doc: dict[str, Any], con: duckdb.DuckDBPyConnection | None = None) -> tuple[dict[str, str], list[str]]:
-    """Compare a step's saved state ``doc`` (keys ``reads``, ``digests``) with its inputs now.
+def check(doc: dict[str, Any], con: duckdb.DuckDBPyConnection | None = None,
+          manifest: dict | None = None) -> tuple[dict[str, str], list[str]]:
+    """Compare a step's saved state ``doc`` (keys ``reads``, ``digests``) with its inputs now (the
+    tables in the warehouse ``con`` with its build ``manifest``: :func:`digests`).
 
     Returns:
         (the digests now of what the last run read, the inputs that changed; ``["no state"]``
@@ -441,7 +444,7 @@ def check(doc: dict[str, Any], con: duckdb.DuckDBPyConnection | None = None) -> 
     """
     if not doc.get("reads") or not doc.get("digests"):
         return {}, ["no state"]
-    now = digests(doc["reads"], con)
+    now = digests(doc["reads"], con, manifest)
     return now, changed(doc["digests"], now)
 
 
