@@ -310,8 +310,8 @@ def export_treebank(out: Path, options: dict | None = None, *, merged: bool = Fa
     doc = store.load()
     from sphragis import runner
 
-    manifest = runner.read_manifest(con)
-    at_start, changed = state.check(doc, con, manifest)  # with --full too: the digests before it, for settle()
+    built = runner.read_manifest(con)  # the build's manifest: the fingerprints of the tables read
+    at_start, changed = state.check(doc, con, built)  # with --full too: the digests before it, for settle()
     if full:
         changed = ["--full"]
     if doc.get("reads", {}).get("variables") not in (None, options_read):
@@ -357,7 +357,7 @@ def export_treebank(out: Path, options: dict | None = None, *, merged: bool = Fa
             write_json(tmp / "manifest.json", manifest)
             replace_dir(tmp, out)
             reads = state.reads((STEP,), tables=recording.tables, variables=options_read)
-            store.save({"reads": reads, "digests": state.settle(at_start, state.digests(reads, con, manifest)),
+            store.save({"reads": reads, "digests": state.settle(at_start, state.digests(reads, con, built)),
                         "outputs": state.stamps(out)})
     finally:
         con.close()

@@ -353,8 +353,10 @@ CHANGED_WHILE_RUNNING = "changed while the step ran"
 def settle(at_start: dict[str, str], at_end: dict[str, str]) -> dict[str, str]:
     """The digests to save after a run: ``at_end`` (:func:`digests` once the outputs are in place),
     except that an input whose digest differs from ``at_start`` (taken before the run) was edited
-    while the step read it, and gets :data:`CHANGED_WHILE_RUNNING`, so the next run redoes the work."""
-    return {k: CHANGED_WHILE_RUNNING if k in at_start and at_start[k] != v else v for k, v in at_end.items()}
+    while the step read it, and gets :data:`CHANGED_WHILE_RUNNING`, so the next run redoes the work.
+    (``variables`` are this run's options, not something read: they may differ from the last run's.)"""
+    return {k: CHANGED_WHILE_RUNNING if k != "variables" and k in at_start and at_start[k] != v else v
+            for k, v in at_end.items()}
 
 
 def changed(before: dict[str, str], now: dict[str, str]) -> list[str]:
