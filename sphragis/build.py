@@ -60,6 +60,7 @@ class BuildSummary:
     manifest: dict = field(default_factory=dict)    # runner.manifest() of the new warehouse
     unchanged_output: set = field(default_factory=set)  # rebuilt, same content: downstream reused
     up_to_date: bool = False                        # nothing to do: the warehouse was left untouched
+    changed_outside: dict | None = None             # tables changed behind the build's back (changed_tables)
     plan: runner.Plan | None = None                 # what the build decided (or, dry run, would do)
 
 
@@ -162,6 +163,100 @@ def manifest_path(warehouse: Path) -> Path:
     return warehouse.with_name(warehouse.name + ".manifest.json")
 
 
+def warehouse_stamp(path: Path) -> list[int]:
+    """A cheap stamp of the warehouse file: ``[size, mtime_ns, inode, device]`` (``os.stat``).
+
+    Any write to the file through DuckDB (another connection deleting rows, dropping a table)
+    changes its mtime; a rename keeps all four, so the stamp of ``<warehouse>.building-<pid>`` taken
+    before the swap is the stamp of the warehouse after it. Recorded in the manifest file under
+    ``warehouse_stamp`` (:func:`write_manifest`)."""
+    st = os.stat(path)
+    return [st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev]
+
+
+def write_manifest(path: Path, manifest: dict, stamp: list[int]) -> None:
+    """Write ``manifest`` (:func:`sphragis.runner.manifest`) with the ``stamp`` of the warehouse file
+    it describes (:func:`warehouse_stamp`) to ``path``, atomically (temporary file and rename)."""
+    write_json(path, {**manifest, "warehouse_stamp": stamp}, sort_keys=True)
+
+
+#: Tables whose content a build records in its manifest and checks when the warehouse file changed
+#: behind its back (:func:`changed_tables`): the raw tables, the seeds and every model table.
+def _recorded_tables(manifest: dict) -> dict[str, tuple[str, dict]]:
+    """table → (kind ``source``/``seed``/``model``, its manifest record) for every table a build made."""
+    out = {k.split(".", 1)[1]: ("source", v) for k, v in manifest.get("sources", {}).items() if k.startswith("raw.")}
+    out.update({n: ("seed", v) for n, v in manifest.get("seeds", {}).items()})
+    out.update({n: ("model", v) for n, v in manifest.get("models", {}).items() if v.get("materialized") != "view"})
+    return out
+
+
+def record_contents(con: duckdb.DuckDBPyConnection, manifest: dict) -> None:
+    """Put the content (:func:`sphragis.runner.content_of`: columns, rows, order-insensitive row hash)
+    of every table of :func:`_recorded_tables` that lacks one into ``manifest`` and store it again
+    in ``build_manifest``. A model rebuilt with early cutoff already has it; measured on the real
+    warehouse in the README's "Builds are atomic"."""
+    present = set(runner._relations(con))
+    for name, (_kind, rec) in _recorded_tables(manifest).items():
+        c = rec.get("content")
+        if name in present and not (isinstance(c, list) and len(c) == 4 and c[2] is not None):
+            rec["content"] = runner.content_of(con, name)
+    con.execute(f"create or replace table {runner.MANIFEST_TABLE} as select ?::varchar as manifest",
+                [json.dumps(manifest, sort_keys=True, ensure_ascii=False)])
+
+
+def changed_tables(target: Path, manifest: dict) -> dict[str, str] | None:
+    """Tables of the warehouse ``target`` whose content is no longer what its build recorded.
+
+    Cheap when nothing happened: only when the file's :func:`warehouse_stamp` differs from the one
+    in the manifest file (or that has none) is every recorded table checked, by its row hash
+    (:func:`sphragis.runner.content_of`, a few seconds on the real warehouse).
+
+    Returns:
+        None when the stamp is unchanged (nothing checked); else table → what changed (``dropped``
+        or ``content changed``), empty when every table is as built (then the manifest file is
+        rewritten with the new stamp).
+    """
+    if not target.exists() or not manifest:
+        return None
+    mpath = manifest_path(target)
+    try:
+        recorded = json.loads(mpath.read_text(encoding="utf-8")).get("warehouse_stamp")
+    except (OSError, ValueError):
+        recorded = None
+    stamp = warehouse_stamp(target)
+    if recorded == stamp:
+        return None
+    con = duckdb.connect(str(target), read_only=True)
+    try:
+        present = set(runner._relations(con))
+        changed = {}
+        for name, (_kind, rec) in _recorded_tables(manifest).items():
+            c = rec.get("content")
+            if name not in present:
+                if rec.get("fingerprint") or c:
+                    changed[name] = "dropped"
+            elif isinstance(c, list) and len(c) == 4 and c[2] is not None and runner.content_of(con, name)[:3] != c[:3]:
+                changed[name] = "content changed"
+    finally:
+        con.close()
+    if not changed:
+        write_manifest(mpath, manifest, stamp)
+    return changed
+
+
+def distrust(manifest: dict, changed: dict[str, str]) -> dict:
+    """``manifest`` with the records of the ``changed`` tables marked so that a build remakes them:
+    a seed is reloaded, a model rebuilt (reason "changed outside a build"); a raw table changed
+    needs a re-ingest (the caller's decision)."""
+    out = json.loads(json.dumps(manifest))
+    for name, (kind, _rec) in _recorded_tables(out).items():
+        if name in changed and kind == "seed":
+            out["seeds"][name]["fingerprint"] = None
+        elif name in changed and kind == "model":
+            out["models"][name].update(fingerprint=None, changed_outside=changed[name])
+    return out
+
+
 def sources_cache_path(warehouse: Path) -> Path:
     """The sha256 of each source file with the file's stat when hashed: ``<warehouse>.sources.json``
     (:func:`ingest_fingerprint`)."""
@@ -251,10 +346,12 @@ def _variables(settings: config.Settings) -> dict:
 
 
 def plan_current(target: Path, settings: config.Settings, raw_fingerprint: str | None, *,
-                 select: list[str] | None = None, project: runner.Project | None = None) -> runner.Plan | None:
+                 select: list[str] | None = None, project: runner.Project | None = None,
+                 previous: dict | None = None) -> runner.Plan | None:
     """What a build on the current warehouse ``target`` would do, without touching it
     (:func:`sphragis.runner.plan` over a read-only connection); None if there is no warehouse or it
-    has a write-ahead log beside it (then only a real build can tell)."""
+    has a write-ahead log beside it (then only a real build can tell). ``previous``: the manifest to
+    compare with (default the one in the warehouse; :func:`distrust` marks what changed outside a build)."""
     if not target.exists() or Path(str(target) + ".wal").exists():
         return None
     fps = _source_fingerprints_of(settings, raw_fingerprint)
@@ -263,7 +360,8 @@ def plan_current(target: Path, settings: config.Settings, raw_fingerprint: str |
     except duckdb.Error:
         return None
     try:
-        return runner.plan(con, project, variables=_variables(settings), select=select, source_fingerprints=fps)
+        return runner.plan(con, project, variables=_variables(settings), select=select, source_fingerprints=fps,
+                           previous=previous)
     finally:
         con.close()
 
@@ -363,19 +461,22 @@ def build(settings: config.Settings | None = None, *, reingest: bool = True, wor
     with build_lock(target):
         remove_stale_builds(target)
         tmp = target.with_name(f"{target.name}.building-{os.getpid()}")
-        prev, prev_ingest = _previous_state(target)
+        tmp_manifest = tmp.with_name(tmp.name + ".manifest.json")
+        prev, prev_ingest, changed = _previous_state_checked(target, full=full)
+        summary.changed_outside = changed
         try:
             fp, do_ingest = _check_sources(settings, prev, reingest=reingest, full=full, summary=summary, step=step)
+            do_ingest = do_ingest or _raw_changed(changed, reingest=reingest, target=target)
             if not do_ingest and not full:
                 step("plan")
                 t0 = time.perf_counter()
-                summary.plan = plan_current(target, settings, fp, select=select, project=project)
+                summary.plan = plan_current(target, settings, fp, select=select, project=project, previous=prev)
                 summary.timings["plan"] = time.perf_counter() - t0
                 if summary.plan is not None and summary.plan.up_to_date:
                     # nothing to build, load or test: no copy, no runner, no swap; the file is untouched
                     _mark_up_to_date(summary, summary.plan, prev, prev_ingest)
-                    if not manifest_path(target).exists():
-                        write_json(manifest_path(target), prev, sort_keys=True)
+                    if changed is None and not manifest_path(target).exists():
+                        write_manifest(manifest_path(target), prev, warehouse_stamp(target))
                     return summary
             if not do_ingest:
                 step("copy warehouse")
@@ -394,7 +495,12 @@ def build(settings: config.Settings | None = None, *, reingest: bool = True, wor
                 pins.load_missing_files(con, settings)  # source table of mart_seed_reconciliation
                 run_models(con, out, summary, select, _variables(settings), full=full,
                            source_fingerprints=source_fingerprints(con, fp),
-                           previous=prev if do_ingest and not full else None, project=project, workers=workers)
+                           previous=prev if (do_ingest or changed) and not full else None, project=project,
+                           workers=workers)
+                step("record contents")
+                t0 = time.perf_counter()
+                record_contents(con, summary.manifest)
+                summary.timings["record contents"] = time.perf_counter() - t0
                 con.execute("create or replace table build_log as select ?::json as summary",
                             [json.dumps({"ingest": summary.ingest, "models": summary.models}, sort_keys=True)])
                 step("swap")
@@ -402,16 +508,42 @@ def build(settings: config.Settings | None = None, *, reingest: bool = True, wor
                 con.execute("checkpoint")
             finally:
                 con.close()
+            # The manifest, with the stamp of the file it describes, is complete on disk before the
+            # swap; a kill between the two renames leaves a manifest whose stamp does not match the
+            # warehouse, which the next build checks table by table (changed_tables) and rewrites.
+            write_manifest(tmp_manifest, summary.manifest, warehouse_stamp(tmp))
             # A WAL left beside the old warehouse belongs to the old file: never let the new one
             # replay it.
             Path(str(target) + ".wal").unlink(missing_ok=True)
             os.replace(tmp, target)
-            write_json(manifest_path(target), summary.manifest, sort_keys=True)
+            os.replace(tmp_manifest, manifest_path(target))
             summary.timings["swap"] = time.perf_counter() - t0
         finally:
             tmp.unlink(missing_ok=True)
+            tmp_manifest.unlink(missing_ok=True)
             Path(str(tmp) + ".wal").unlink(missing_ok=True)
     return summary
+
+
+def _previous_state_checked(target: Path, *, full: bool) -> tuple[dict, dict, dict | None]:
+    """:func:`_previous_state` with the manifest :func:`distrust`-ed for the tables
+    :func:`changed_tables` finds changed behind the build's back (None: the file's stamp is as built)."""
+    prev, prev_ingest = _previous_state(target)
+    changed = None if full else changed_tables(target, prev)
+    return (distrust(prev, changed) if changed else prev), prev_ingest, changed
+
+
+def _raw_changed(changed: dict | None, *, reingest: bool, target: Path) -> bool:
+    """Whether a raw table was changed outside a build (then the raw layer is re-ingested).
+
+    Raises:
+        RuntimeError: so, but the build was asked to reuse the raw layer (``--models-only``).
+    """
+    raw = sorted(t for t in changed or {} if t in RAW_TABLES)
+    if raw and not reingest:
+        raise RuntimeError(f"raw table(s) {', '.join(raw)} of {target} changed outside a build; "
+                           "run `sphragis build` without --models-only to re-ingest them")
+    return bool(raw)
 
 
 def _check_sources(settings: config.Settings, prev: dict, *, reingest: bool, full: bool, summary: BuildSummary,
@@ -454,12 +586,13 @@ def dry_run(settings: config.Settings | None = None, *, reingest: bool = True, s
     """
     settings = settings or config.settings()
     summary = BuildSummary()
-    prev, _ingest = _previous_state(settings.warehouse)
+    prev, _ingest, summary.changed_outside = _previous_state_checked(settings.warehouse, full=full)
     fp, do_ingest = _check_sources(settings, prev, reingest=reingest, full=full, summary=summary,
                                    step=lambda _name: None)
+    do_ingest = do_ingest or _raw_changed(summary.changed_outside, reingest=reingest, target=settings.warehouse)
     summary.ingest_reused = not do_ingest
     if not do_ingest and not full:
-        summary.plan = plan_current(settings.warehouse, settings, fp, select=select, project=project)
+        summary.plan = plan_current(settings.warehouse, settings, fp, select=select, project=project, previous=prev)
     if summary.plan is None:  # a re-ingest (or --full) builds on a new, empty file
         summary.plan = runner.plan(None, project, variables=_variables(settings), select=select, full=full,
                                    source_fingerprints=_source_fingerprints_of(settings, fp), previous=prev)
@@ -478,6 +611,7 @@ def print_plan(summary: BuildSummary, out: Console | None = None) -> None:
     the models reused and kept and of the tests to run. Early cutoff may reuse more than shown."""
     out = out or console()
     p = summary.plan
+    _print_changed_outside(summary, out)
     if summary.up_to_date:
         out.print(f"up to date: a build would change nothing ({len(p.models)} models reused, "
                   f"{len(p.skipped_tests)} tests passed before)")
@@ -493,9 +627,16 @@ def print_plan(summary: BuildSummary, out: Console | None = None) -> None:
               "a model rebuilt with unchanged output lets its dependents be reused (early cutoff)")
 
 
+def _print_changed_outside(summary: BuildSummary, out: Console) -> None:
+    if summary.changed_outside:
+        out.print("changed outside a build (rebuilt): " + ", ".join(
+            f"{t} ({why})" for t, why in sorted(summary.changed_outside.items())), markup=False)
+
+
 def print_summary(summary: BuildSummary, out: Console | None = None) -> None:
     """Print rows in (per project), rows out (per mart) and step timings."""
     out = out or console()
+    _print_changed_outside(summary, out)
     if summary.ingest:
         # a build that reused the raw layer shows what it holds, titled so (nothing was ingested)
         t = Table(title="raw layer (reused, not re-ingested): rows per project" if summary.ingest_reused

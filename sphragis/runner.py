@@ -974,6 +974,8 @@ def _reason(full, old, present, materialized, sql, cur_inputs) -> str:
         return "--full"
     if not old:
         return "new (no earlier build of it)"
+    if old.get("changed_outside"):
+        return f"changed outside a build ({old['changed_outside']})"
     if old.get("sql_hash") != _sha(sql):
         return "SQL changed"
     changed = sorted(k for k, v in cur_inputs.items() if old.get("inputs", {}).get(k) != v)

@@ -150,3 +150,99 @@ def test_interactive_shell_connection_is_locked(wh, tmp_path):
         conn.conn.close()
     assert not (tmp_path / "x.csv").exists()
     assert json.dumps(str(init)) in Path(cmd[cmd.index("--config-path") + 1]).read_text(encoding="utf-8")
+
+
+# --------------------------------------------------------------------------------------------
+# item 4: a warehouse changed behind the build's back is rebuilt where it was touched
+
+
+@pytest.fixture()
+def built(tmp_path, monkeypatch):
+    """A warehouse built from the fixture cuts (``--select int_tokens``), the CLI pointed at it."""
+    from test_atomic import SELECT, tiny_settings, use_settings
+
+    from sphragis import build
+
+    settings = tiny_settings(tmp_path)
+    use_settings(monkeypatch, settings)
+    build.build(settings, select=SELECT)
+    return settings
+
+
+def _build(capsys, *extra: str) -> tuple[int, str]:
+    code = cli.main(["build", "--select", "int_tokens", *extra])
+    return code, capsys.readouterr().err
+
+
+def _count(path: Path, table: str) -> int:
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        return con.execute(f"select count(*) from {table}").fetchone()[0]
+    finally:
+        con.close()
+
+
+def test_rows_deleted_behind_the_builds_back_are_reingested(built, capsys):
+    from test_atomic import FIXTURE_SENTENCES
+
+    wh = built.warehouse
+    code, err = _build(capsys)
+    assert code == 0 and "up to date: nothing to build" in err
+    con = duckdb.connect(str(wh))
+    con.execute("delete from raw_sentences where rowid < 2")
+    con.close()
+    assert _count(wh, "raw_sentences") == FIXTURE_SENTENCES - 2
+    code, err = _build(capsys)
+    assert code == 0
+    assert "up to date" not in err
+    assert "changed outside a build (rebuilt): raw_sentences (content changed)" in err
+    assert "raw layer: re-ingested" in err
+    assert _count(wh, "raw_sentences") == FIXTURE_SENTENCES
+    code, err = _build(capsys)  # and the stamp is current again: the next build is a no-op
+    assert code == 0 and "up to date: nothing to build" in err and "changed outside" not in err
+
+
+def test_a_model_table_dropped_or_changed_behind_the_builds_back_is_rebuilt(built, capsys):
+    wh = built.warehouse
+    n = _count(wh, "int_tokens")
+    con = duckdb.connect(str(wh))
+    con.execute("delete from int_tokens where rowid < 3")
+    con.close()
+    code, err = _build(capsys)
+    assert code == 0 and "up to date" not in err
+    assert "changed outside a build (rebuilt): int_tokens (content changed)" in err
+    assert "built (changed outside a build (content changed)): int_tokens" in err
+    assert "raw layer: reused (sources unchanged)" in err
+    assert _count(wh, "int_tokens") == n
+    con = duckdb.connect(str(wh))
+    con.execute("drop table raw_tokens")
+    con.close()
+    code, err = _build(capsys)
+    assert code == 0 and "changed outside a build (rebuilt): raw_tokens (dropped)" in err
+    assert _count(wh, "raw_tokens") > 0
+
+
+def test_models_only_refuses_when_raw_tables_changed(built, capsys):
+    con = duckdb.connect(str(built.warehouse))
+    con.execute("delete from raw_tokens where rowid < 2")
+    con.close()
+    code, err = _build(capsys, "--models-only")
+    assert code == 1
+    assert err == (f"sphragis build: error: raw table(s) raw_tokens of {built.warehouse} changed outside a build; "
+                   "run `sphragis build` without --models-only to re-ingest them\n")
+
+
+def test_a_stale_manifest_left_by_a_kill_between_the_renames_is_not_trusted(built, capsys, tmp_path):
+    """kill -9 after the warehouse rename and before the manifest's: the manifest file is the old
+    build's. Its stamp does not match the warehouse, so the next build checks and rewrites it."""
+    from sphragis import build
+
+    mpath = build.manifest_path(built.warehouse)
+    old = json.loads(mpath.read_text(encoding="utf-8"))
+    code, err = _build(capsys, "--full")  # a new warehouse file (new inode and mtime)
+    assert code == 0
+    mpath.write_text(json.dumps(old), encoding="utf-8")  # as if the process died before its rename
+    code, err = _build(capsys)
+    assert code == 0 and "up to date: nothing to build" in err
+    now = json.loads(mpath.read_text(encoding="utf-8"))
+    assert now["warehouse_stamp"] == build.warehouse_stamp(built.warehouse) != old["warehouse_stamp"]
