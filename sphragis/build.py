@@ -11,6 +11,7 @@ power loss) cannot clean up: the next build, once it holds the lock, deletes the
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import glob
 import hashlib
@@ -415,6 +416,20 @@ def _previous_state(target: Path) -> tuple[dict, dict]:
         con.close()
 
 
+def through_links(settings: config.Settings) -> config.Settings:
+    """``settings`` with the warehouse path resolved when it is a symbolic link (issue #27).
+
+    A build writes beside the file it replaces and renames over it; over a link that would replace
+    the link with a regular file and leave its target stale. The build therefore works on the
+    link's target (its lock, ``.building-*``, manifest and source cache beside the target), and the
+    link keeps pointing at the new warehouse. A dangling link is resolved too (the build creates
+    its target).
+    """
+    if not settings.warehouse.is_symlink():
+        return settings
+    return dataclasses.replace(settings, warehouse=Path(os.path.realpath(settings.warehouse)))
+
+
 def build(settings: config.Settings | None = None, *, reingest: bool = True, workers: int | None = None,
           out: Console | None = None, select: list[str] | None = None, full: bool = False,
           project: runner.Project | None = None, on_step: Callable[[str], None] | None = None) -> BuildSummary:
@@ -450,7 +465,7 @@ def build(settings: config.Settings | None = None, *, reingest: bool = True, wor
         runner.ModelError / runner.ModelTestFailure: a model or a data test failed; the previous
             warehouse is left as it was.
     """
-    settings = settings or config.settings()
+    settings = through_links(settings or config.settings())
     disable_transparent_huge_pages()
     out = out or console()
     project = project or runner.load_project()
@@ -584,7 +599,7 @@ def dry_run(settings: config.Settings | None = None, *, reingest: bool = True, s
     Raises:
         FileNotFoundError: sources not fetched, or (reingest=False) no warehouse.
     """
-    settings = settings or config.settings()
+    settings = through_links(settings or config.settings())
     summary = BuildSummary()
     prev, _ingest, summary.changed_outside = _previous_state_checked(settings.warehouse, full=full)
     fp, do_ingest = _check_sources(settings, prev, reingest=reingest, full=full, summary=summary,

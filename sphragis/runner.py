@@ -935,6 +935,12 @@ def execute(
                     record(key, d, out, content, rows)
                     if on_model:
                         on_model(key, secs, rows)
+        except BaseException:
+            # Ctrl-C (KeyboardInterrupt) or an error here: stop the queries running on the workers'
+            # cursors now rather than wait for them to finish (issue #27: Ctrl-C took 77 s)
+            for cur in list(cursors):
+                cur.interrupt()
+            raise
         finally:
             wait(running)  # what is still running finishes before its cursor closes
             for cur in cursors:

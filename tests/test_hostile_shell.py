@@ -246,3 +246,222 @@ def test_a_stale_manifest_left_by_a_kill_between_the_renames_is_not_trusted(buil
     assert code == 0 and "up to date: nothing to build" in err
     now = json.loads(mpath.read_text(encoding="utf-8"))
     assert now["warehouse_stamp"] == build.warehouse_stamp(built.warehouse) != old["warehouse_stamp"]
+
+
+# --------------------------------------------------------------------------------------------
+# item 5: faults end cleanly (one line naming the file and what to do, non-zero exit, no traceback)
+
+
+@pytest.fixture()
+def tmpfs(tmp_path):
+    """Mount a tmpfs of the size asked for at ``tmp_path/<name>`` (root only; skipped elsewhere)."""
+    import subprocess
+
+    mounted = []
+
+    def mount(name: str, options: str) -> Path:
+        where = tmp_path / name
+        where.mkdir()
+        r = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(where)], capture_output=True)
+        if r.returncode != 0:
+            pytest.skip(f"cannot mount a tmpfs here: {r.stderr.decode(errors='replace').strip()}")
+        mounted.append(where)
+        return where
+
+    yield mount
+    for where in mounted:
+        subprocess.run(["umount", "-l", str(where)], check=False)
+
+
+def test_disk_full_at_the_checkpoint_is_one_line_and_keeps_the_warehouse(built, tmpfs, monkeypatch, capsys):
+    """The issue's 13-line ``_duckdb.FatalException`` traceback: a 12 MiB disk holds the 8.9 MB
+    warehouse of the fixture build but not a second one beside it."""
+    import shutil
+
+    from test_atomic import settings_env
+
+    disk = tmpfs("disk", "size=12M")
+    for f in built.warehouse.parent.glob("warehouse.duckdb*"):
+        if f.is_file():
+            shutil.copy2(f, disk / f.name)
+    wh = disk / "warehouse.duckdb"
+    before = _sha(wh)
+    monkeypatch.setenv("SPHRAGIS_WAREHOUSE", str(wh))
+    assert settings_env(built)["SPHRAGIS_DATA"]
+    code, err = _build(capsys, "--full")
+    assert code == 1
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in err
+    assert lines[0].startswith("sphragis build: error: no space left on the device: FATAL Error: ")
+    assert f'Could not write file "{wh}.building-' in lines[0] and ": No space left on device" in lines[0]
+    assert lines[0].endswith("; free some space and run again (the previous warehouse is untouched)")
+    assert _sha(wh) == before
+    assert sorted(p.name for p in disk.iterdir()) == ["warehouse.duckdb", "warehouse.duckdb.lock",
+                                                      "warehouse.duckdb.manifest.json", "warehouse.duckdb.sources.json"]
+
+
+def test_disk_full_writing_the_manifest_leaves_the_old_warehouse_and_manifest(built, monkeypatch, capsys):
+    """The manifest is written before the swap: failing there swaps nothing."""
+    import errno
+
+    from sphragis import build
+
+    wh, mpath = built.warehouse, build.manifest_path(built.warehouse)
+    before, manifest_before = _sha(wh), mpath.read_bytes()
+
+    def full(path, *_a, **_k):
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr(build, "write_manifest", full)
+    code, err = _build(capsys, "--full")
+    assert code == 1
+    assert err == (f"sphragis build: error: no space left on the device of {wh}.building-"
+                   f"{__import__('os').getpid()}.manifest.json; free some space and run again\n")
+    assert _sha(wh) == before and mpath.read_bytes() == manifest_before
+    assert not list(wh.parent.glob("warehouse.duckdb.building-*"))
+
+
+def test_read_only_folder_is_one_line(built, tmpfs, monkeypatch, capsys):
+    folder = tmpfs("ro", "ro,size=1M")
+    monkeypatch.setenv("SPHRAGIS_WAREHOUSE", str(folder / "warehouse.duckdb"))
+    code, err = _build(capsys)
+    assert code == 1
+    assert err == (f"sphragis build: error: cannot write or read {folder / 'warehouse.duckdb.lock'}: Read-only "
+                   "file system; check the folder's permissions or choose another path\n")
+
+
+@pytest.mark.parametrize("command", [["export"], ["sql", "select count(*) from raw_sentences"]])
+def test_truncated_warehouse_is_one_line_naming_it(built, monkeypatch, capsys, command):
+    wh = built.warehouse
+    with open(wh, "r+b") as fh:
+        fh.truncate(100_000)  # cut inside the first blocks DuckDB reads
+    before = _sha(wh)
+    code = cli.main(command)
+    err = capsys.readouterr().err
+    assert code == 1 and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert f'Could not read enough bytes from file "{wh}"' in err
+    assert err.endswith("; the file is not a complete warehouse: rebuild it with `sphragis build --full`\n")
+    assert _sha(wh) == before
+
+
+def test_not_a_database_given_to_sql_is_one_line(tmp_path, capsys):
+    junk = tmp_path / "junk.duckdb"
+    junk.write_bytes(b"PK\x03\x04 not a warehouse" * 400)
+    assert cli.main(["sql", "--warehouse", str(junk), "select 1"]) == 1
+    err = capsys.readouterr().err
+    assert err == (f"sphragis sql: error: cannot open the warehouse {junk} read-only: IO Error: The file "
+                   f"\"{junk}\" exists, but it is not a valid DuckDB database file!; the file is not a complete "
+                   "warehouse: rebuild it with `sphragis build --full`\n")
+
+
+def test_missing_optional_extra_names_it(wh, tmp_path, monkeypatch, capsys):
+    """``sphragis docs`` without the workbench extra's grandalf: one line naming the extra."""
+    import sys
+
+    for mod in [m for m in sys.modules if m == "grandalf" or m.startswith("grandalf.")]:
+        monkeypatch.delitem(sys.modules, mod)
+    monkeypatch.setitem(sys.modules, "grandalf", None)
+    monkeypatch.setitem(sys.modules, "grandalf.graphs", None)
+    code = cli.main(["docs", "--out", str(tmp_path / "site"), "--warehouse", str(wh)])
+    assert code == 1
+    assert capsys.readouterr().err == (
+        "sphragis docs: error: the Python package 'grandalf' is not installed; it comes with the 'workbench' "
+        "extra: `.venv/bin/pip install -e '.[workbench]'` in a checkout, else "
+        "`pip install 'sphragis-warehouse[workbench]'`\n")
+
+
+SLOW_MODEL_SCRIPT = """
+import pathlib, sys
+from sphragis import cli, runner
+marker = pathlib.Path(sys.argv[1])
+_one = runner._build_one
+def slow(con, m, sql, rels, **kw):
+    if m.name == "int_tokens":  # a model query that would run for minutes
+        marker.write_text("running")
+        con.execute("select count(*) from range(200000000000) t where hash(t.range) % 7 = 3").fetchall()
+    return _one(con, m, sql, rels, **kw)
+runner._build_one = slow
+sys.exit(cli.main(sys.argv[2:]))
+"""
+
+
+def test_ctrl_c_during_a_long_model_stops_within_seconds(built, tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from test_atomic import settings_env
+
+    before = _sha(built.warehouse)
+    marker = tmp_path / "running"
+    proc = subprocess.Popen([sys.executable, "-c", SLOW_MODEL_SCRIPT, str(marker), "build", "--select",
+                             "int_tokens", "--full"], env=settings_env(built), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not marker.exists() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert marker.exists(), proc.communicate(timeout=5)
+        time.sleep(0.5)  # the slow query is running on a runner worker
+        t0 = time.monotonic()
+        os.kill(proc.pid, signal.SIGINT)
+        _out, err = proc.communicate(timeout=30)
+        stopped = time.monotonic() - t0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 130, err
+    assert stopped < 5, f"took {stopped:.1f} s"
+    assert err.strip().splitlines()[-1] == "sphragis: interrupted; previous outputs are untouched"
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+    assert _sha(built.warehouse) == before
+    assert not list(built.warehouse.parent.glob("warehouse.duckdb.building-*"))
+
+
+def _interrupt_myself() -> str:
+    import os
+    import signal
+    import time
+
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(0.2)
+    return "survived"
+
+
+def test_parse_workers_leave_ctrl_c_to_the_parent():
+    """Ctrl-C reaches the whole process group; a pool worker must not die with its own traceback."""
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+
+    from sphragis.workers import exit_with_parent
+
+    with ProcessPoolExecutor(max_workers=1, initializer=exit_with_parent, initargs=(os.getpid(),)) as pool:
+        assert pool.submit(_interrupt_myself).result(timeout=30) == "survived"
+
+
+def test_symlinked_warehouse_updates_the_links_target(tmp_path, monkeypatch, capsys):
+    from test_atomic import FIXTURE_SENTENCES, tiny_settings, use_settings
+
+    settings = tiny_settings(tmp_path)
+    real = tmp_path / "store" / "warehouse.duckdb"
+    real.parent.mkdir()
+    link = tmp_path / "warehouse.duckdb"
+    link.symlink_to(real)
+    use_settings(monkeypatch, settings)  # SPHRAGIS_WAREHOUSE is the link
+    code, _err = _build(capsys)
+    assert code == 0
+    assert link.is_symlink() and link.resolve() == real
+    assert _count(real, "raw_sentences") == FIXTURE_SENTENCES
+    first = _sha(real)
+    con = duckdb.connect(str(real))
+    con.execute("delete from raw_sentences where rowid < 1")
+    con.close()
+    code, err = _build(capsys)
+    assert code == 0 and "raw_sentences (content changed)" in err
+    assert link.is_symlink() and link.resolve() == real
+    assert _count(link, "raw_sentences") == FIXTURE_SENTENCES and _sha(real) != first
+    assert (real.parent / "warehouse.duckdb.manifest.json").exists()
+    assert sorted(p.name for p in tmp_path.glob("warehouse.duckdb*")) == ["warehouse.duckdb"]
