@@ -240,11 +240,17 @@ def iter_parsed(files: list[SourceFile], *, workers: int | None = None, progress
         futures = [None] * len(tasks)
         for i in largest_first:
             futures[i] = pool.submit(_parse, tasks[i])
-        for i in range(len(futures)):
-            result, futures[i] = futures[i].result(), None  # in file order; hold no result twice
-            yield result
-            if progress:
-                progress()
+        try:
+            for i in range(len(futures)):
+                result, futures[i] = futures[i].result(), None  # in file order; hold no result twice
+                yield result
+                if progress:
+                    progress()
+        except BaseException:
+            # Ctrl-C (the workers ignore it, sphragis.workers) or an error: drop the files not
+            # started instead of parsing them all before the pool closes
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
 
 
 def parse_all(files: list[SourceFile], *, workers: int | None = None, progress=None) -> list[ArrowFile]:

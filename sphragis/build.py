@@ -205,7 +205,7 @@ def record_contents(con: duckdb.DuckDBPyConnection, manifest: dict) -> None:
                 [json.dumps(manifest, sort_keys=True, ensure_ascii=False)])
 
 
-def changed_tables(target: Path, manifest: dict) -> dict[str, str] | None:
+def changed_tables(target: Path, manifest: dict, *, heal: bool = True) -> dict[str, str] | None:
     """Tables of the warehouse ``target`` whose content is no longer what its build recorded.
 
     Cheap when nothing happened: only when the file's :func:`warehouse_stamp` differs from the one
@@ -214,8 +214,9 @@ def changed_tables(target: Path, manifest: dict) -> dict[str, str] | None:
 
     Returns:
         None when the stamp is unchanged (nothing checked); else table → what changed (``dropped``
-        or ``content changed``), empty when every table is as built (then the manifest file is
-        rewritten with the new stamp).
+        or ``content changed``), empty when every table is as built (then, with ``heal``, the
+        manifest file is rewritten with the warehouse's manifest and the new stamp: this is how a
+        manifest file left stale by a kill between the swap's two renames is replaced).
     """
     if not target.exists() or not manifest:
         return None
@@ -240,7 +241,7 @@ def changed_tables(target: Path, manifest: dict) -> dict[str, str] | None:
                 changed[name] = "content changed"
     finally:
         con.close()
-    if not changed:
+    if not changed and heal:
         write_manifest(mpath, manifest, stamp)
     return changed
 
@@ -490,8 +491,6 @@ def build(settings: config.Settings | None = None, *, reingest: bool = True, wor
                 if summary.plan is not None and summary.plan.up_to_date:
                     # nothing to build, load or test: no copy, no runner, no swap; the file is untouched
                     _mark_up_to_date(summary, summary.plan, prev, prev_ingest)
-                    if changed is None and not manifest_path(target).exists():
-                        write_manifest(manifest_path(target), prev, warehouse_stamp(target))
                     return summary
             if not do_ingest:
                 step("copy warehouse")
@@ -540,11 +539,11 @@ def build(settings: config.Settings | None = None, *, reingest: bool = True, wor
     return summary
 
 
-def _previous_state_checked(target: Path, *, full: bool) -> tuple[dict, dict, dict | None]:
+def _previous_state_checked(target: Path, *, full: bool, heal: bool = True) -> tuple[dict, dict, dict | None]:
     """:func:`_previous_state` with the manifest :func:`distrust`-ed for the tables
     :func:`changed_tables` finds changed behind the build's back (None: the file's stamp is as built)."""
     prev, prev_ingest = _previous_state(target)
-    changed = None if full else changed_tables(target, prev)
+    changed = None if full else changed_tables(target, prev, heal=heal)
     return (distrust(prev, changed) if changed else prev), prev_ingest, changed
 
 
@@ -601,7 +600,7 @@ def dry_run(settings: config.Settings | None = None, *, reingest: bool = True, s
     """
     settings = through_links(settings or config.settings())
     summary = BuildSummary()
-    prev, _ingest, summary.changed_outside = _previous_state_checked(settings.warehouse, full=full)
+    prev, _ingest, summary.changed_outside = _previous_state_checked(settings.warehouse, full=full, heal=False)
     fp, do_ingest = _check_sources(settings, prev, reingest=reingest, full=full, summary=summary,
                                    step=lambda _name: None)
     do_ingest = do_ingest or _raw_changed(summary.changed_outside, reingest=reingest, target=settings.warehouse)
