@@ -181,10 +181,10 @@ def write_manifest(path: Path, manifest: dict, stamp: list[int]) -> None:
     write_json(path, {**manifest, "warehouse_stamp": stamp}, sort_keys=True)
 
 
-#: Tables whose content a build records in its manifest and checks when the warehouse file changed
-#: behind its back (:func:`changed_tables`): the raw tables, the seeds and every model table.
 def _recorded_tables(manifest: dict) -> dict[str, tuple[str, dict]]:
-    """table → (kind ``source``/``seed``/``model``, its manifest record) for every table a build made."""
+    """table → (kind ``source``/``seed``/``model``, its manifest record) for every table a build made:
+    the tables whose content a build records (:func:`record_contents`) and checks when the warehouse
+    file changed behind its back (:func:`changed_tables`); views are not checked."""
     out = {k.split(".", 1)[1]: ("source", v) for k, v in manifest.get("sources", {}).items() if k.startswith("raw.")}
     out.update({n: ("seed", v) for n, v in manifest.get("seeds", {}).items()})
     out.update({n: ("model", v) for n, v in manifest.get("models", {}).items() if v.get("materialized") != "view"})
@@ -478,8 +478,11 @@ def build(settings: config.Settings | None = None, *, reingest: bool = True, wor
         remove_stale_builds(target)
         tmp = target.with_name(f"{target.name}.building-{os.getpid()}")
         tmp_manifest = tmp.with_name(tmp.name + ".manifest.json")
+        t0 = time.perf_counter()
         prev, prev_ingest, changed = _previous_state_checked(target, full=full)
         summary.changed_outside = changed
+        if changed is not None:  # the file's stamp changed: every table was checked
+            summary.timings["check warehouse"] = time.perf_counter() - t0
         try:
             fp, do_ingest = _check_sources(settings, prev, reingest=reingest, full=full, summary=summary, step=step)
             do_ingest = do_ingest or _raw_changed(changed, reingest=reingest, target=target)
