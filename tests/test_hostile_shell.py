@@ -230,22 +230,6 @@ def test_models_only_refuses_when_raw_tables_changed(built, capsys):
                    "run `sphragis build` without --models-only to re-ingest them\n")
 
 
-def test_a_stale_manifest_left_by_a_kill_between_the_renames_is_not_trusted(built, capsys, tmp_path):
-    """kill -9 after the warehouse rename and before the manifest's: the manifest file is the old
-    build's. Its stamp does not match the warehouse, so the next build checks and rewrites it."""
-    from sphragis import build
-
-    mpath = build.manifest_path(built.warehouse)
-    old = json.loads(mpath.read_text(encoding="utf-8"))
-    code, err = _build(capsys, "--full")  # a new warehouse file (new inode and mtime)
-    assert code == 0
-    mpath.write_text(json.dumps(old), encoding="utf-8")  # as if the process died before its rename
-    code, err = _build(capsys)
-    assert code == 0 and "up to date: nothing to build" in err
-    now = json.loads(mpath.read_text(encoding="utf-8"))
-    assert now["warehouse_stamp"] == build.warehouse_stamp(built.warehouse) != old["warehouse_stamp"]
-
-
 # --------------------------------------------------------------------------------------------
 # item 5: faults end cleanly (one line naming the file and what to do, non-zero exit, no traceback)
 
@@ -462,3 +446,45 @@ def test_symlinked_warehouse_updates_the_links_target(tmp_path, monkeypatch, cap
     assert _count(link, "raw_sentences") == FIXTURE_SENTENCES and _sha(real) != first
     assert (real.parent / "warehouse.duckdb.manifest.json").exists()
     assert sorted(p.name for p in tmp_path.glob("warehouse.duckdb*")) == ["warehouse.duckdb"]
+
+
+KILL_AFTER_SWAP_SCRIPT = """
+import os, signal, sys
+from pathlib import Path
+from sphragis import cli
+target = Path(os.environ["SPHRAGIS_WAREHOUSE"])
+_replace = os.replace
+def replace(src, dst, *a, **k):
+    _replace(src, dst, *a, **k)
+    if Path(dst) == target:  # the new warehouse is in place: die before anything else happens
+        os.kill(os.getpid(), signal.SIGKILL)
+os.replace = replace
+sys.exit(cli.main(sys.argv[1:]))
+"""
+
+
+def test_kill_9_right_after_the_warehouse_swap_leaves_no_trusted_stale_manifest(built, capsys):
+    """A real SIGKILL between the warehouse's rename and the manifest's: the manifest file on disk
+    is then the previous build's; the next build notices (its stamp) and writes the right one."""
+    import subprocess
+    import sys
+
+    from test_atomic import settings_env
+
+    from sphragis import build, runner
+
+    wh, mpath = built.warehouse, build.manifest_path(built.warehouse)
+    old = json.loads(mpath.read_text(encoding="utf-8"))
+    r = subprocess.run([sys.executable, "-c", KILL_AFTER_SWAP_SCRIPT, "build", "--select", "int_tokens", "--full"],
+                       env=settings_env(built), capture_output=True, text=True, timeout=300)
+    assert r.returncode == -9
+    assert json.loads(mpath.read_text(encoding="utf-8")) == old  # stale: the kill came first
+    assert old["warehouse_stamp"] != build.warehouse_stamp(wh)
+    code, err = _build(capsys)
+    assert code == 0 and "up to date: nothing to build" in err
+    con = duckdb.connect(str(wh), read_only=True)
+    try:
+        inside = runner.read_manifest(con)
+    finally:
+        con.close()
+    assert json.loads(mpath.read_text(encoding="utf-8")) == {**inside, "warehouse_stamp": build.warehouse_stamp(wh)}
