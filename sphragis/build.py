@@ -6,6 +6,13 @@ leaves the previous warehouse untouched. A lock file (``<warehouse>.lock``) make
 concurrent build fail fast with the holder's pid and command. A build killed outright (SIGKILL,
 power loss) cannot clean up: the next build, once it holds the lock, deletes the stale
 ``<warehouse>.building-*`` files (:func:`remove_stale_builds`).
+
+The manifest file records every table's row hash and the stamp of the warehouse file it describes
+(:func:`record_contents`, :func:`warehouse_stamp`); it is written before the swap and renamed
+right after it. When the file's stamp no longer matches (another connection wrote to it, or a kill
+came between the two renames), the next build checks every table (:func:`changed_tables`) and
+re-ingests or rebuilds what changed behind its back (issue #27). A symlinked warehouse path is
+built through to its target (:func:`through_links`).
 """
 
 from __future__ import annotations
@@ -194,8 +201,8 @@ def _recorded_tables(manifest: dict) -> dict[str, tuple[str, dict]]:
 def record_contents(con: duckdb.DuckDBPyConnection, manifest: dict) -> None:
     """Put the content (:func:`sphragis.runner.content_of`: columns, rows, order-insensitive row hash)
     of every table of :func:`_recorded_tables` that lacks one into ``manifest`` and store it again
-    in ``build_manifest``. A model rebuilt with early cutoff already has it; measured on the real
-    warehouse in the README's "Builds are atomic"."""
+    in ``build_manifest``. A model rebuilt with early cutoff already has it. Measured on the real
+    warehouse: 8.5 s for the 86 tables of a full build (2% of that build, on a loaded machine)."""
     present = set(runner._relations(con))
     for name, (_kind, rec) in _recorded_tables(manifest).items():
         c = rec.get("content")

@@ -13,7 +13,9 @@ Subcommands (``sphragis <cmd> --help`` explains each):
 * ``docs``   the static data-dictionary site (:mod:`sphragis.workbench.site`).
 
 Errors in the input or the build are printed as one clear message (file and line where known)
-with exit status 1, never as a bare traceback.
+with exit status 1, never as a bare traceback (:func:`error_message`: a full disk, a read-only
+folder, a truncated warehouse, a missing extra each say what to do); Ctrl-C prints one line and
+exits with status 130.
 """
 
 from __future__ import annotations

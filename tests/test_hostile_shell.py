@@ -77,6 +77,7 @@ def test_attach_detach_and_drop_through_a_second_attach_is_refused(wh, tmp_path,
     ("load httpfs", "Loading external extensions is disabled through configuration"),
     ("select * from read_text('/etc/passwd')", 'Cannot access file "/etc/passwd" - file system operations are disabled'),
     ("select * from read_csv('/etc/passwd')", 'Cannot access file "/etc/passwd" - file system operations are disabled'),
+    ("select * from read_blob('/etc/hostname')", 'Cannot access file "/etc/hostname" - file system operations are disabled'),
     ("select * from glob('/etc/*')", 'Cannot access file "/etc/*" - file system operations are disabled'),
     ("set enable_external_access = true", 'Cannot change configuration option "enable_external_access" - the '
                                           "configuration has been locked"),
