@@ -214,8 +214,7 @@ def error_message(exc: BaseException) -> str | None:
         return f"cannot write or read {where}: {exc.strerror}; check the folder's permissions or choose another path"
     if isinstance(exc, (duckdb.Error, RuntimeError)):
         if "No space left on device" in text or "disk is full" in text.lower():
-            return f"no space left on the device: {first}; free some space and run again (the previous " \
-                   "warehouse is untouched)"
+            return f"no space left on the device: {first}; free some space and run again"
         if _corrupt(text):
             return f"{first}; the file is not a complete warehouse: rebuild it with `sphragis build --full`"
         if isinstance(exc, duckdb.Error):
