@@ -154,7 +154,7 @@ def test_a_submission_scored_against_another_export_is_refused(export, tmp_path)
 
     site.build_site(tmp_path / "site", warehouse=tmp_path / "absent.duckdb", export=export)
     html = (tmp_path / "site" / "leaderboard.html").read_text(encoding="utf-8")
-    assert ('<tr class="submission"><td>1</td><td><a href="https://example.org/m" rel="external">Perfect</a></td>'
+    assert ('<tr class="submission"><td>1</td><td>Perfect <code class="link">https://example.org/m</code></td>'
             "<td>100.0</td><td>100.0</td><td>100.0</td><td>0.0</td><td>–</td></tr>") in html
     assert fingerprint in html and 'href="leaderboard.html"' in (tmp_path / "site" / "index.html").read_text()
     changed = tmp_path / "changed"
