@@ -78,22 +78,26 @@ def collect(folder: Path, out: Path) -> dict[str, Any]:
         except (OSError, ValueError) as exc:
             refused.append({"file": str(path), "reason": f"unreadable ({exc})"})
             continue
-        if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        try:
+            if doc.get("format") != FORMAT:
+                raise TypeError
+            theirs = doc["export"]["fingerprint"]
+            entry = _entry(path, doc)
+        except (AttributeError, KeyError, TypeError):
             refused.append({"file": str(path), "reason": f"not a scored submission (format {FORMAT}, "
                                                          "written by `sphragis score --json`)"})
             continue
-        theirs = doc.get("export", {}).get("fingerprint")
         if theirs != fingerprint:
             refused.append({"file": str(path), "reason": f"scored against another export (fingerprint {theirs}, "
                                                          f"this export's is {fingerprint}): score it again "
                                                          "with `sphragis score`"})
             continue
-        missing = [c for c in held if c not in doc.get("configs", {})]
+        missing = [c for c in held if c not in entry["configs"]]
         if missing:
             refused.append({"file": str(path), "reason": f"does not score {', '.join(missing)}: the leaderboard "
                                                          "ranks by the source-held-out track"})
             continue
-        entries.append(_entry(path, doc))
+        entries.append(entry)
     return {"export_fingerprint": fingerprint, "entries": entries, "refused": refused}
 
 

@@ -178,7 +178,7 @@ def _records(path: Path) -> Iterator[tuple[int, Any]]:
     is_csv = path.suffix.lower() == ".csv" or (
         path.suffix.lower() not in (".jsonl", ".ndjson", ".json") and not text.lstrip().startswith("{"))
     if not is_csv:
-        for line, raw in enumerate(text.splitlines(), start=1):
+        for line, raw in enumerate(text.split("\n"), start=1):  # JSON strings may hold U+2028
             if not raw.strip():
                 continue
             try:

@@ -137,9 +137,12 @@ def test_a_submission_scored_against_another_export_is_refused(export, tmp_path)
     (board_dir / "stale.json").write_text(json.dumps(other), encoding="utf-8")
     partial = dict(other, export={"fingerprint": fingerprint}, configs={"sentence_1": other["configs"]["sentence_1"]})
     (board_dir / "partial.json").write_text(json.dumps(partial), encoding="utf-8")
+    (board_dir / "junk.json").write_text('{"format": "sphragis-score/1", "export": []}', encoding="utf-8")
     doc = leaderboard.collect(board_dir, export)
     assert [e["name"] for e in doc["entries"]] == ["Perfect"]
     assert doc["refused"] == [
+        {"file": str(board_dir / "junk.json"),
+         "reason": "not a scored submission (format sphragis-score/1, written by `sphragis score --json`)"},
         {"file": str(board_dir / "partial.json"),
          "reason": "does not score source_held_out_1: the leaderboard ranks by the source-held-out track"},
         {"file": str(board_dir / "stale.json"),
