@@ -7,6 +7,8 @@ Subcommands (``sphragis <cmd> --help`` explains each):
 * ``export`` write the benchmark configurations and metadata to ``SPHRAGIS_OUT`` (SPEC §9);
 * ``eval``   the evaluation toolkit of seed 001 (SPEC §12);
 * ``audit``  the leakage audit and text baselines (SPEC §11);
+* ``score``  score authorship predictions against the export (:mod:`sphragis.submission`);
+* ``leaderboard`` the leaderboard of scored submissions (:mod:`sphragis.leaderboard`);
 * ``report`` the variation and leakage report (SPEC §11);
 * ``export-treebank`` the leakage-clean CoNLL-U training treebank for parsers (seed 001);
 * ``sql``    read-only SQL on the warehouse, or an interactive shell (:mod:`sphragis.workbench.sql`);
@@ -255,7 +257,7 @@ def _load_extensions() -> None:
     import importlib
 
     for mod in ("sphragis.evaluation.cli", "sphragis.audit", "sphragis.report", "sphragis.bench",
-                "sphragis.export.treebank", "sphragis.workbench.cli"):
+                "sphragis.export.treebank", "sphragis.workbench.cli", "sphragis.submission"):
         try:
             m = importlib.import_module(mod)
         except ModuleNotFoundError as exc:
