@@ -128,8 +128,9 @@ class ParsedFile:
         path: the file read.
         sha256: hex digest of its bytes.
         bytes: its size in bytes.
-        n_sentences_expected: sentence count by a plain scan (XML ``<sentence`` tags; CoNLL-U
-            blank-line-separated blocks), so ingested + rejected can be checked against it.
+        n_sentences_expected: sentence count by a plain scan independent of the parser (XML
+            ``sentence`` start tags outside comments and CDATA, any namespace prefix; CoNLL-U
+            blank-line-separated blocks): ingested + rejected must equal it (checked by the loader).
         root_attrs: XML root attributes, verbatim and in order (None for CoNLL-U).
         preamble: serialized XML children of the root other than sentences.
         tokens: token columns (property; for XML built from ``xml_words`` on first access).
@@ -200,15 +201,23 @@ def parse_agdt_xml(path: Path) -> ParsedFile:
     each, their attribute names and values into two flat lists (SPEC §13: the parse runs close to
     a bare ``iterparse``; no tuple per attribute, no dict per word). The preamble (element children of the root
     other than sentences: ``header``, ``annotator``, AGDT's ``body`` shell...) is serialized in
-    document order; comments and processing instructions at root level are not kept.
+    document order; comments and processing instructions at root level are not kept. CR alone
+    ends a line as LF does (line numbers as in any editor).
+
+    A problem of one sentence rejects that sentence (one reject naming the line and the problem,
+    SPEC §2): a ``word`` inside another element of the sentence (``<group><word/></group>``; only
+    words directly inside ``sentence`` are read), a control character (category Cc, e.g. from
+    ``&#x85;`` or ``&#9;``) in a sentence or word attribute value, a head chain deeper than
+    :data:`MAX_TREE_DEPTH`.
 
     Args:
         path: the XML file.
 
     Returns:
         ParsedFile. A syntax error does not raise: the sentences before it are kept, one reject
-        names the parser's line and message, and every ``<sentence`` tag after the last parsed
-        sentence gets its own reject (so ingested + rejected = expected).
+        names the line and message of the first error the parser logged (an empty file: line 1),
+        and every ``sentence`` start tag after the last parsed sentence gets its own reject (so
+        ingested + rejected = expected).
     """
     data = path.read_bytes()
     pf = ParsedFile(path=path, sha256=hashlib.sha256(data).hexdigest(), bytes=len(data))
@@ -252,6 +261,8 @@ def parse_agdt_xml(path: Path) -> ParsedFile:
                 extra = []
             if may_hold_control and problem is None:
                 problem = _xml_control(el, words, n)
+            if n > MAX_TREE_DEPTH and problem is None:
+                problem = _xml_too_deep(words, n)
             if problem is not None:
                 words.drop_last(n)
                 pf.reject(problem[0], pos, a.get("id"), problem[1])
@@ -323,6 +334,23 @@ def _nested_word(sentence) -> tuple[int, str] | None:
                 return inner.sourceline, (f"line {inner.sourceline}: <word> inside <{_localname(child.tag)}> "
                                           f"(line {child.sourceline}): only words directly inside <sentence> are read")
     return None
+
+
+def _xml_too_deep(words: XmlWords, n: int) -> tuple[int, str] | None:
+    """(line, reason) if the last ``n`` words in ``words`` (one sentence) have a head chain deeper
+    than :data:`MAX_TREE_DEPTH` (:func:`too_deep`); None otherwise."""
+    end = len(words.values) - sum(words.n_attrs[-n:])
+    ids, heads = [], []
+    for n_attrs in words.n_attrs[-n:]:
+        start, end = end, end + n_attrs
+        attrs = dict(zip(words.keys[start:end], words.values[start:end]))
+        ids.append(attrs.get("id"))
+        heads.append(attrs.get("head"))
+    deep = too_deep(ids, heads)
+    if deep is None:
+        return None
+    line = words.line[len(words.line) - n + deep]
+    return line, f"line {line}: head chain deeper than {MAX_TREE_DEPTH:,} tokens"
 
 
 def _xml_control(sentence, words: XmlWords, n: int) -> tuple[int, str] | None:

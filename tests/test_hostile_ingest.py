@@ -157,6 +157,19 @@ def c1_xml() -> tuple[str, int, str]:
     return text[:form] + "&#x85;" + text[form:], text[:w1].count("\n") + 1, "control character U+0085 in word @form"
 
 
+def deep_xml() -> tuple[str, int, str]:
+    """achar.xml with sentence 2's words replaced by a chain of 1,102 words, one per line, each the
+    head of the next: (text, line of word 1,002, reason)."""
+    text = _text(ACHAR)
+    s2, _ = _xml_sentence_2(text)
+    body = text.index(">", s2) + 1
+    end = text.index("</sentence>", s2)
+    words = "".join(f'\n<word id="{i}" form="λόγος" lemma="λόγος" postag="n-s---mn-" head="{i - 1}" '
+                    f'relation="{"PRED" if i == 1 else "ATR"}"/>' for i in range(1, 1103))
+    line = text[:body].count("\n") + 1 + 1002
+    return text[:body] + words + "\n" + text[end:], line, f"line {line}: head chain deeper than 1,000 tokens"
+
+
 def namespaced_cut_xml() -> tuple[str, int, int]:
     """Lysias 1 with every element prefixed ``tb:``, cut inside sentence 2: (text, sentence 2's
     line, last line)."""
@@ -213,6 +226,9 @@ def hostile(tmp_path_factory):
     text, line, reason = c1_xml()
     (xml / "zz-c1.xml").write_text(text, encoding="utf-8")
     expect["zz-c1.xml"] = (line, f"line {line}: {reason}")
+    text, line, reason = deep_xml()
+    (xml / "zz-deep.xml").write_text(text, encoding="utf-8")
+    expect["zz-deep.xml"] = (line, reason)
     text, line = entity_xml()
     (xml / "zz-entity.xml").write_text(text, encoding="utf-8")
     expect["zz-entity.xml"] = (line, _xml_sentence_2(_text(ACHAR))[1])
@@ -322,6 +338,13 @@ def test_c1_control_character_in_an_xml_form_rejects_the_sentence(hostile):
     _same_sentences(con, "public/xml/zz-c1.xml", "public/xml/achar.xml", [1])
 
 
+def test_xml_head_chain_deeper_than_1000_rejects_the_sentence(hostile):
+    con = hostile["con"]
+    line, reason = hostile["expect"]["zz-deep.xml"]
+    assert _rejects(con, "public/xml/zz-deep.xml") == [("public/xml/zz-deep.xml", line, 2, reason)]
+    _same_sentences(con, "public/xml/zz-deep.xml", "public/xml/achar.xml", [1])
+
+
 def test_undefined_entity_is_reported_at_its_own_line(hostile):
     con = hostile["con"]
     line, s2_line = hostile["expect"]["zz-entity.xml"]
@@ -369,7 +392,7 @@ def test_every_file_accounts_for_its_sentences_and_the_summary_shows_totals(host
     rows = con.execute("""select f.path, f.n_sentences_expected, f.n_sentences_ingested,
                                  count(r.sentence_pos) from raw_files f left join ingest_rejects r using (file_id)
                           group by all""").fetchall()
-    assert len(rows) == len(FIXTURE_LAYOUT) + 15
+    assert len(rows) == len(FIXTURE_LAYOUT) + 16
     assert all(expected == ingested + rejected for _, expected, ingested, rejected in rows)
     ud = hostile["summary"].ingest["ud_perseus"]
     assert (ud["files"], ud["counted"], ud["sentences"]) == (9, 27, 21)
