@@ -355,7 +355,7 @@ def verify_sources(roots: Mapping[str, Path], files: Iterable[Any], digests: Map
         way_out = f"run `sphragis fetch --force {name}`"
         if not isinstance(record, dict):
             problems.append(f"snapshot {name} at {root} has no record of its files (unpacked by an older "
-                            f"sphragis); {way_out}")
+                            f"sphragis); run `sphragis fetch` (it re-fetches such snapshots)")
             continue
         seen = set()
         for f in snap_files:

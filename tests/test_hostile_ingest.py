@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 import os
 import re
 import tarfile
@@ -503,6 +504,17 @@ def test_a_pinned_file_deleted_after_fetch_is_refused(fetched, capsys):
     path = fetched.data / "gorman" / "xml versions" / "zz-second.xml"
     path.unlink()
     _refused(capsys, f"{path}: pinned file missing since fetch; run `sphragis fetch --force gorman`")
+
+
+def test_a_snapshot_fetched_without_a_file_record_is_refused_until_fetched_again(fetched, capsys):
+    marker = fetched.data / "harrington" / fetch.MARKER_NAME
+    old = json.loads(marker.read_text(encoding="utf-8"))
+    del old["file_sha256"]
+    marker.write_text(json.dumps({**old, "version": 1}), encoding="utf-8")  # as sphragis wrote it before
+    _refused(capsys, f"snapshot harrington at {fetched.data / 'harrington'} has no record of its files (unpacked by "
+                     "an older sphragis); run `sphragis fetch` (it re-fetches such snapshots)")
+    assert cli.main(["fetch", "--quiet"]) == 0
+    assert cli.main(["build", "--select", "int_tokens"]) == 0
 
 
 def test_sources_without_a_fetch_record_are_built_and_said_unverified(tmp_path):
