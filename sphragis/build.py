@@ -37,7 +37,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from . import config, pins, runner
+from . import config, fetch, pins, runner
 from .files import write_json
 from .hugepages import disable_transparent_huge_pages
 
@@ -70,6 +70,7 @@ class BuildSummary:
     up_to_date: bool = False                        # nothing to do: the warehouse was left untouched
     changed_outside: dict | None = None             # tables changed behind the build's back (changed_tables)
     plan: runner.Plan | None = None                 # what the build decided (or, dry run, would do)
+    unverified: list = field(default_factory=list)  # snapshots without a fetch record (not checked)
 
 
 def console() -> Console:
@@ -277,10 +278,8 @@ def sources_cache_path(warehouse: Path) -> Path:
 RACY_SECONDS = 3
 
 
-def ingest_fingerprint(files, cache: Path | None = None, *, trust_cache: bool = True) -> str:
-    """Content hash of the raw layer a build would ingest: sha256 over every source file's (snapshot,
-    path, sha256 of its bytes) and over the ingest code (``ingest/*.py``, ``sql/ddl/raw.sql``, the
-    loader's named queries ``sql/queries/ingest_*.sql``) and the pin list. Equal fingerprints mean equal raw tables (ingest is deterministic, SPEC §9).
+def source_digests(files, cache: Path | None = None, *, trust_cache: bool = True) -> dict[str, str]:
+    """``str(abspath)`` → sha256 of each source file (``files``: :class:`SourceFile` list).
 
     Args:
         cache: a JSON file of earlier sha256s (:func:`sources_cache_path`), or None to hash every
@@ -292,7 +291,7 @@ def ingest_fingerprint(files, cache: Path | None = None, *, trust_cache: bool = 
             sources on every build.
         trust_cache: False hashes every file (``--full``) and still refreshes ``cache``.
     """
-    from .ingest import sources as ingest_sources
+    from .ingest.sources import escape_bad_bytes
 
     known: dict = {}
     if cache is not None:
@@ -301,15 +300,10 @@ def ingest_fingerprint(files, cache: Path | None = None, *, trust_cache: bool = 
         except (OSError, ValueError):
             known = {}
     fresh: dict = {}
+    digests: dict[str, str] = {}
     racy_before = time.time_ns() - RACY_SECONDS * 1_000_000_000
-
-    h = hashlib.sha256()
-    code = (sorted(Path(ingest_sources.__file__).parent.glob("*.py")) + [config.SQL_DIR / "ddl" / "raw.sql"]
-            + sorted((config.SQL_DIR / "queries").glob("ingest_*.sql")) + [config.SOURCES_FILE])
-    for p in code:
-        h.update(p.name.encode() + b"\0" + p.read_bytes())
     for f in files:
-        key = str(f.abspath)
+        key = escape_bad_bytes(str(f.abspath))  # the cache is UTF-8 JSON
         st = os.stat(f.abspath)
         stamp = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev]
         entry = known.get(key)
@@ -320,9 +314,32 @@ def ingest_fingerprint(files, cache: Path | None = None, *, trust_cache: bool = 
                 digest = hashlib.file_digest(fh, "sha256").hexdigest()
         if max(st.st_mtime_ns, st.st_ctime_ns) < racy_before:
             fresh[key] = [*stamp, digest]
-        h.update(f"{f.snapshot['name']}\0{f.path}\0{digest}\n".encode())
+        digests[str(f.abspath)] = digest
     if cache is not None and fresh != known:
         write_json(cache, fresh, sort_keys=True)
+    return digests
+
+
+def ingest_fingerprint(files, cache: Path | None = None, *, trust_cache: bool = True,
+                       digests: dict[str, str] | None = None) -> str:
+    """Content hash of the raw layer a build would ingest: sha256 over every source file's (snapshot,
+    path, sha256 of its bytes) and over the ingest code (``ingest/*.py``, ``sql/ddl/raw.sql``, the
+    loader's named queries ``sql/queries/ingest_*.sql``) and the pin list. Equal fingerprints mean equal raw tables (ingest is deterministic, SPEC §9).
+
+    ``cache`` and ``trust_cache``: as :func:`source_digests`, which gives the files' sha256 unless
+    ``digests`` (its result) is passed.
+    """
+    from .ingest import sources as ingest_sources
+
+    if digests is None:
+        digests = source_digests(files, cache, trust_cache=trust_cache)
+    h = hashlib.sha256()
+    code = (sorted(Path(ingest_sources.__file__).parent.glob("*.py")) + [config.SQL_DIR / "ddl" / "raw.sql"]
+            + sorted((config.SQL_DIR / "queries").glob("ingest_*.sql")) + [config.SOURCES_FILE])
+    for p in code:
+        h.update(p.name.encode() + b"\0" + p.read_bytes())
+    for f in files:
+        h.update(f"{f.snapshot['name']}\0{f.path}\0{digests[str(f.abspath)]}\n".encode())
     return h.hexdigest()
 
 
@@ -582,7 +599,11 @@ def _check_sources(settings: config.Settings, prev: dict, *, reingest: bool, ful
     step("check sources")
     t0 = time.perf_counter()
     # --full hashes every source file again; otherwise unchanged files keep their cached sha256
-    fp = ingest_fingerprint(_discover(settings), sources_cache_path(settings.warehouse), trust_cache=not full)
+    files = _discover(settings)
+    digests = source_digests(files, sources_cache_path(settings.warehouse), trust_cache=not full)
+    # the files read are the ones fetch unpacked (SPEC §1): else fetch.SourcesChanged names the file
+    summary.unverified = fetch.verify_sources(snapshot_roots(settings), files, digests)
+    fp = ingest_fingerprint(files, digests=digests)
     summary.timings["check sources"] = time.perf_counter() - t0
     return fp, full or prev_sources.get("raw.raw_tokens") != fp
 
@@ -665,13 +686,21 @@ def print_summary(summary: BuildSummary, out: Console | None = None) -> None:
         # a build that reused the raw layer shows what it holds, titled so (nothing was ingested)
         t = Table(title="raw layer (reused, not re-ingested): rows per project" if summary.ingest_reused
                   else "ingest: rows in per project")
-        for col in ("project", "files", "sentences", "tokens", "rejects"):
-            t.add_column(col, justify="right" if col != "project" else "left")
+        # per file, sentences in the file = ingested + rejected (checked by the ingest, SPEC §13);
+        # "in files" is absent from the summaries of warehouses built before it was recorded
+        cols = {"files": "files", "counted": "sentences in files", "sentences": "ingested", "tokens": "tokens",
+                "rejects": "rejects"}
+        t.add_column("project")
+        for head in cols.values():
+            t.add_column(head, justify="right")
         for p, v in sorted(summary.ingest.items()):
-            t.add_row(p, *(f"{v[k]:,}" for k in ("files", "sentences", "tokens", "rejects")))
-        tot = {k: sum(v[k] for v in summary.ingest.values()) for k in ("files", "sentences", "tokens", "rejects")}
-        t.add_row("all", *(f"{tot[k]:,}" for k in ("files", "sentences", "tokens", "rejects")))
+            t.add_row(p, *(f"{v[k]:,}" if k in v else "?" for k in cols))
+        tot = {k: sum(v.get(k, 0) for v in summary.ingest.values()) for k in cols}
+        t.add_row("all", *(f"{tot[k]:,}" for k in cols))
         out.print(t)
+    if summary.unverified:
+        out.print(f"sources not verified (no fetch record: laid out by hand, not by `sphragis fetch`): "
+                  f"{', '.join(summary.unverified)}", markup=False)
     n_rejects = sum(v["rejects"] for v in summary.ingest.values()) if summary.ingest else 0
     if n_rejects:
         out.print(f"[bold]rejected at ingest: {n_rejects:,}[/bold] (all in table ingest_rejects); first:")
