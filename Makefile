@@ -31,9 +31,10 @@ build: fetch  ## ingest every treebank and build the SQL models into SPHRAGIS_WA
 rebuild: install  ## rebuild the SQL models without re-ingesting
 	$(SPHRAGIS) build --models-only
 
-export: build  ## the main job: fetch + build + write the benchmark (+ leakage report) to SPHRAGIS_OUT
+export: build  ## the main job: fetch + build + write the benchmark (+ leakage report, leaderboard) to SPHRAGIS_OUT
 	$(SPHRAGIS) export
 	$(SPHRAGIS) audit
+	if [ -d leaderboard ]; then $(SPHRAGIS) leaderboard leaderboard; fi
 
 treebank: build  ## leakage-clean CoNLL-U training treebank + manifest (seed 001) into dist/treebank
 	$(SPHRAGIS) export-treebank

@@ -11,7 +11,8 @@ files of the export directory only:
 * ``metadata/source_revisions.json`` (pinned revisions);
 * ``metadata/leakage_report.json`` (the leaderboard; written by ``sphragis audit``, which runs
   after ``sphragis export`` and then re-renders the card: an export that has not been audited
-  says so in its leaderboard section);
+  says so in its leaderboard section) and ``metadata/leaderboard.json`` (the scored submissions
+  ``sphragis leaderboard`` accepted; the rows are :func:`sphragis.leaderboard.board`);
 * the Parquet files (the Arrow schema of each column and one example row).
 
 No figure is typed into the template: every number comes from one of those files. The YAML
@@ -31,7 +32,7 @@ import jinja2
 import pyarrow.parquet as pq
 import yaml
 
-from sphragis import config
+from sphragis import config, leaderboard
 
 from sphragis.benchmark import CONFIGS, SPLITS
 from sphragis.state import template_loader
@@ -223,6 +224,7 @@ def context(out: Path) -> dict:
         "main": main,
         "configurations": configurations,
         "leaderboard": _leaderboard(leakage),
+        "board": leaderboard.board(out),
         "genres": report["genres"],
         "example": _example(out),
         "fields": _fields(out),
@@ -248,6 +250,7 @@ def _env() -> jinja2.Environment:
     env.filters["signed"] = lambda v: f"{v:+,}" if v else "0"
     env.filters["pct"] = lambda d: f"{100 * d['accuracy']:.1f} / {100 * d['macro_f1']:.1f}"
     env.filters["pp"] = lambda v: "–" if v is None else f"{v:.2f}"
+    env.filters["frac"] = lambda v: "–" if v is None else f"{100 * v:.1f}"
     return env
 
 

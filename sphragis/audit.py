@@ -25,9 +25,10 @@ subsampled. A majority-class baseline (the most frequent training label) is repo
 each target.
 
 Outputs: ``<out>/metadata/leakage_report.json`` (deterministic: sorted keys, 4 decimals, no
-timestamps or timings) and the warehouse table ``audit_results`` (one row per configuration ×
-feature set × target × evaluation split, with fit times), written in one short read-write
-connection at the end; without a warehouse that table is skipped with a note. ``--report``
+timestamps or timings), ``<out>/metadata/reference_submission.jsonl`` (the text baseline's test
+predictions as a ``sphragis score`` submission, :func:`write_reference`) and the warehouse table
+``audit_results`` (one row per configuration × feature set × target × evaluation split, with fit
+times), written in one short read-write connection at the end; without a warehouse that table is skipped with a note. ``--report``
 renders the human-readable report afterwards (:mod:`sphragis.report`).
 
 scikit-learn is an optional dependency (extras ``audit`` / ``dev``); without it the command
@@ -37,6 +38,7 @@ fails with one clear message.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from dataclasses import dataclass, field
@@ -61,6 +63,8 @@ CHAR_NGRAMS = (1, 4)
 
 #: (feature set, target) pairs fitted per configuration.
 TASKS = (("markup", "author"), ("markup", "project"), ("text", "author"))
+#: The fit whose test predictions become the reference submission (:mod:`sphragis.submission`).
+REFERENCE_TASK = ("text", "author")
 
 
 class AuditError(RuntimeError):
@@ -212,17 +216,20 @@ def _scores(y_true: np.ndarray, y_pred: np.ndarray) -> dict[str, float]:
             "macro_f1": float(f1_score(y_true, y_pred, average="macro", zero_division=0))}
 
 
-def fit_and_score(x_train, y_train: np.ndarray, evals: dict[str, tuple[Any, np.ndarray]]) -> dict[str, Any]:
+def fit_and_score(x_train, y_train: np.ndarray, evals: dict[str, tuple[Any, np.ndarray]],
+                  predictions_of: tuple[str, ...] = ()) -> dict[str, Any]:
     """Restrict to features of >= MIN_TRAIN_DF training rows, sublinear TF-IDF, LinearSVC.
 
     Args:
         x_train: CSR counts (rows × features) of the training rows.
         y_train: their labels.
         evals: split name → (CSR counts with the same columns, labels).
+        predictions_of: evaluation splits whose predictions are returned too.
 
     Returns:
         {"n_features": int, "n_classes": int, "seconds": float, "<split>": {"accuracy", "macro_f1"},
-        "majority": {"<split>": {...}}} (accuracy and macro-F1 as fractions).
+        "majority": {"<split>": {...}}} (accuracy and macro-F1 as fractions), and with ``predictions_of``
+        "predictions": {"<split>": [label per row, in row order]}.
     """
     from joblib import parallel_config
     from sklearn.feature_extraction.text import TfidfTransformer
@@ -253,6 +260,8 @@ def fit_and_score(x_train, y_train: np.ndarray, evals: dict[str, tuple[Any, np.n
         else:
             pred = model.predict(tfidf.transform(x[:, keep]))
         out[split] = _scores(y, pred)
+        if split in predictions_of:
+            out.setdefault("predictions", {})[split] = [str(label) for label in pred]
         out["majority"][split] = _scores(y, np.array([majority] * len(y), dtype=object))
     out["seconds"] = time.perf_counter() - t0
     return out
@@ -278,7 +287,8 @@ def audit_config(con: duckdb.DuckDBPyConnection, units: Units, cfg: str) -> dict
         xs = {split: (rows[split].incidence @ u).tocsr() for split in SPLITS}
         ys = {split: (rows[split].authors if target == "author" else rows[split].projects) for split in SPLITS}
         result[f"{feature_set}_{target}"] = fit_and_score(
-            xs["train"], ys["train"], {s: (xs[s], ys[s]) for s in EVAL_SPLITS})
+            xs["train"], ys["train"], {s: (xs[s], ys[s]) for s in EVAL_SPLITS},
+            predictions_of=("test",) if (feature_set, target) == REFERENCE_TASK else ())
     return result
 
 
@@ -330,8 +340,9 @@ def _round(obj: Any) -> Any:
 
 
 def _strip_timings(obj: Any) -> Any:
+    """``obj`` without fit times and the reference predictions (published in their own file)."""
     if isinstance(obj, dict):
-        return {k: _strip_timings(v) for k, v in obj.items() if k != "seconds"}
+        return {k: _strip_timings(v) for k, v in obj.items() if k not in ("seconds", "predictions")}
     return obj
 
 
@@ -428,6 +439,7 @@ def write_table(results: dict[str, Any], warehouse: Path) -> str:
 
     if not warehouse.is_file():
         return f"no warehouse at {warehouse}: table audit_results skipped"
+    warehouse = Path(os.path.realpath(warehouse))  # a symlinked warehouse: the build locks its target
     table = pa.Table.from_pylist(results_rows(results))
     with build_lock(warehouse):
         if _table_holds(warehouse, table):  # e.g. a reused audit: the warehouse file is left untouched
@@ -527,16 +539,34 @@ def _cmd_audit(args: argparse.Namespace) -> int:
         reads = audit_reads(out, configs)
         store.save({"reads": reads, "digests": state.settle(at_start, state.digests(reads)), "results": results})
     path = write_report(report_document(results), out)
+    reference = write_reference(out, results)
     card_note = _rerender_card(out)
     note = write_table(results, settings.warehouse)
     seconds = time.perf_counter() - t0
-    print(f"audit: wrote {path}; {card_note}; {note}; {len(results)} configuration(s) in {seconds:.1f}s",
+    print(f"audit: wrote {path} and the reference submission {reference}; {card_note}; {note}; {len(results)} configuration(s) in {seconds:.1f}s",
           file=sys.stderr)
     if args.report:  # the same as `sphragis report --out <out> --report-dir <dir>`
         from . import report
 
         return report.cmd_report(args)
     return 0
+
+
+def write_reference(out: Path, results: dict[str, Any]) -> Path:
+    """Write the reference submission ``<out>/metadata/reference_submission.jsonl``: the
+    :data:`REFERENCE_TASK` fit's test prediction of every row of each audited configuration, in the
+    format ``sphragis score`` reads (:mod:`sphragis.predictions`), rows in test-file order."""
+    import pyarrow.parquet as pq
+
+    from .predictions import EVAL_SPLIT, REFERENCE, write_jsonl
+
+    files = config_files(out, tuple(results))
+    records = []
+    for cfg, r in results.items():
+        ids = pq.read_table(files[cfg][EVAL_SPLIT], columns=["id"]).column("id").to_pylist()
+        records += [(str(i), cfg, a) for i, a in zip(ids, r["_".join(REFERENCE_TASK)]["predictions"][EVAL_SPLIT],
+                                                       strict=True)]
+    return write_jsonl(out / REFERENCE, records)
 
 
 def _rerender_card(out: Path) -> str:
