@@ -587,9 +587,9 @@ def register(subparsers) -> None:
         "audit", help="leakage audit (markup-only classifiers) and text baselines over the export (SPEC §11)",
         description="Fit markup-only classifiers (author, project) and a character n-gram text baseline "
         "(author) on every configuration of the export (SPHRAGIS_OUT, default dist/sphragis), write "
-        "metadata/leakage_report.json and the warehouse table audit_results. The fits are reused when "
-        "the exported files, the audit code and the libraries are unchanged since the last audit "
-        "(--full fits again). Needs scikit-learn (extra 'audit').")
+        "metadata/leakage_report.json and the warehouse table audit_results (under the build lock). The fits "
+        "are reused when nothing the last audit read changed: the exported files, the audit's code and named "
+        "queries, the libraries (--full fits again). Needs scikit-learn (extra 'audit').")
     a.add_argument("--out", help="export directory (default: SPHRAGIS_OUT)")
     a.add_argument("--config", action="append", choices=CONFIGS, metavar="CONFIG",
                    help="audit only this configuration (repeatable; default all eight)")
