@@ -381,7 +381,7 @@ def report_document(results: dict[str, Any]) -> dict[str, Any]:
             "project_label": "treebank_source of the chosen parse; for chunks the most frequent among the "
                              "units (ties: the first in unit order)",
             "majority_baseline": "the most frequent training label predicted for every row",
-            "subsampling": "none: every row of every split of every configuration is used",
+            "subsampling": "none (every row of every split of every configuration is used)",
         },
         "configs": configs,
         "track_gap": track_gap,
