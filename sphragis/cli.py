@@ -66,7 +66,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
     summary.timings["total"] = time.perf_counter() - t0
     build.print_summary(summary)
     if not args.select and not summary.up_to_date:  # an untouched warehouse: its table was printed before
-        identity.print_text_identity(settings.warehouse)
+        identity.print_text_identity(settings.warehouse, build.console())
     return 0
 
 

@@ -79,7 +79,7 @@ def test_upos_per_project_answers_for_all_seven_projects(wh):
         got.setdefault(project, {})[upos] = n
     assert got == UPOS_PER_PROJECT
     # one row per token of every sentence: the word rows of int_tokens, per project
-    words = dict(wh.execute("select project, count(*) from int_tokens where not (is_multiword or is_empty_node) "
+    words = dict(wh.execute("select project, count(*) from int_tokens where is_syntactic_word "
                             "group by 1").fetchall())
     assert {p: sum(v.values()) for p, v in got.items()} == words
     assert words["agdt"] == 557920 and words["gorman"] == 692547
@@ -152,3 +152,14 @@ def test_published_in_names_the_configurations_and_splits(wh):
             and list_contains(t.published_in, {'config': 'sentence_1', 'split': r.split})))
         from r join s on r.id = s.row_id""").fetchone()
     assert n_rows == n_found == 53950
+
+
+def test_sql_list_prints_whole_descriptions(capsys):
+    from sphragis import cli
+
+    assert cli.main(["sql", "--list"]) == 0
+    listed = dict(line.split("\t", 1) for line in capsys.readouterr().out.splitlines())
+    assert set(listed) == {p.stem for p in ANALYSES.glob("*.sql")}
+    # a description spanning two comment lines is printed whole, not cut mid-sentence
+    assert listed["top_lemmas_herodotus"] == ("The 20 most frequent lemmas of Herodotus, punctuation left out "
+                                              "(every project's records of retained sentences; table `tokens`).")

@@ -32,7 +32,7 @@ benchmark_rows as (select * from {{ ref('mart_benchmark_rows') }}),
 words as (
     select *
     from tokens_raw
-    where not (is_multiword or is_empty_node)
+    where is_syntactic_word
 ),
 
 -- the source's own head token, for tokens the published tree leaves out (duplicate ids: the first)
