@@ -9,10 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import duckdb
 import pytest
 
-from conftest import dev_warehouse_path
 from test_variation import ANALYST_ANSWERS
 
 REPO = Path(__file__).resolve().parents[1]
@@ -55,14 +53,8 @@ TOP_LEMMAS = {
 
 
 @pytest.fixture(scope="module")
-def wh(request):
-    path = dev_warehouse_path()
-    if path is None:
-        yield request.getfixturevalue("real_warehouse")
-        return
-    con = duckdb.connect(str(path), read_only=True)
-    yield con
-    con.close()
+def wh(built_warehouse):
+    return built_warehouse
 
 
 def _run(con, name: str) -> list[tuple]:
