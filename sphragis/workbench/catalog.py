@@ -212,7 +212,8 @@ def _sources_yml(models_dir: Path) -> dict[str, dict]:
 
 def consumer_reads(modules: tuple[str, ...], known: set[str]) -> list[str]:
     """Known table names that occur as words in the source of ``modules`` (importable names);
-    a module that cannot be imported contributes nothing."""
+    a module that cannot be imported contributes nothing. A name without an underscore is an
+    ordinary word too (the mart ``tokens``): it counts only after ``from`` or ``join``."""
     import importlib
 
     found: set[str] = set()
@@ -221,7 +222,9 @@ def consumer_reads(modules: tuple[str, ...], known: set[str]) -> list[str]:
             src = inspect.getsource(importlib.import_module(mod))
         except (ImportError, OSError, TypeError):
             continue
-        found |= set(re.findall(r"\b[a-z][a-z0-9_]*\b", src)) & known
+        words = set(re.findall(r"\b[a-z][a-z0-9_]*\b", src)) & known
+        sql = set(re.findall(r"\b(?:from|join)\s+([a-z][a-z0-9_]*)\b", src, re.I))
+        found |= {w for w in words if "_" in w or w in sql}
     return sorted(found)
 
 
