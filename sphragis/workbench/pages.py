@@ -144,8 +144,12 @@ def _rules_page(project: runner.Project) -> str:
     lines = [_HEADER.format(what="`sql/seeds/*.csv`, `models/_seeds.yml` and the models' yml docs"),
              "# Normalization and curation rules\n",
              "Every mapping table is a checked-in seed (`sql/seeds/*.csv`, loaded as VARCHAR and cast by "
-             "the models that read it); the rules that are logic rather than a table live in one model "
-             "each (second part). A seed's data tests are in `models/_seeds.yml`.\n",
+             "the models that read it); the rules that are logic rather than a table live in the models "
+             "listed under \"Rules by SPEC section\" below (their jobs: [models.md](models.md)). A seed's "
+             "data tests are in `models/_seeds.yml`. Which rule changed which token: the flags of "
+             "`int_published_tokens` (one per SPEC §5.1 string rule) and `tokens` (`*_raw` next to the "
+             "published values); how many tokens each rule changed, per project: "
+             "`mart_representation_changes`, `mart_tag_rules`, `mart_relation_rules`, `mart_tree_repairs`.\n",
              "## Seeds\n"]
     for name in sorted(project.seeds):
         path = project.seeds[name]
