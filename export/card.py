@@ -268,22 +268,35 @@ def render_card(out: Path) -> str:
 def check_card(text: str, out: Path) -> list[str]:
     """What the card says that the export does not bear out (empty list: nothing).
 
-    * every retained pseudonymous label the card names has rows in ``sentence_1`` (any split);
+    * every retained pseudonymous label the card names, and every author of the ``sentence_1``
+      table of "Data Splits", has rows in ``sentence_1`` (any split); every author of the
+      source-held-out table has rows in ``source_held_out_1``;
     * the parts of every merge of the Annotations table add up to 100 % (each share is printed
       with two decimals, so the sum may be off by 0.005 per part).
     """
     problems: list[str] = []
     con = duckdb.connect()
     try:
-        files = [str(_parquet(out, "sentence_1", s)) for s in SPLITS if _parquet(out, "sentence_1", s).is_file()]
-        authors = {a for (a,) in con.execute("select distinct author from read_parquet($f)",
-                                             {"f": files}).fetchall()} if files else set()
+        authors = {}
+        for cfg in ("sentence_1", "source_held_out_1"):
+            files = [str(_parquet(out, cfg, s)) for s in SPLITS if _parquet(out, cfg, s).is_file()]
+            authors[cfg] = {a for (a,) in con.execute("select distinct author from read_parquet($f)",
+                                                      {"f": files}).fetchall()} if files else set()
     finally:
         con.close()
     m = re.search(r"Retained pseudonymous labels with rows in\s+this export: (.+?)\. Sentences per", text, re.S)
     named = [] if m is None or m.group(1).startswith("none") else [a.strip() for a in m.group(1).split(",")]
     problems += [f"names retained pseudonymous label {a!r}, which has no row in sentence_1"
-                 for a in named if a not in authors]
+                 for a in named if a not in authors["sentence_1"]]
+    splits_section = text.split("### Data Splits", 1)[-1].split("## Dataset Creation", 1)[0]
+    main_part, _sep, held_part = splits_section.partition("Source-held-out track")
+    for cfg, part, first_num in (("sentence_1", main_part, 1), ("source_held_out_1", held_part, 2)):
+        for line in part.splitlines():
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if (len(cells) > first_num + 2 and not cells[0].startswith(("**", "author", "---"))
+                    and all(re.fullmatch(r"[\d,]+", c) for c in cells[first_num:first_num + 3])
+                    and cells[0] not in authors[cfg]):
+                problems.append(f"names author {cells[0]!r}, which has no row in {cfg}")
     sums: dict[tuple[str, str], list[float]] = {}
     section = text.split("### Annotations", 1)[-1].split("### ", 1)[0]
     for line in section.splitlines():

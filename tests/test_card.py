@@ -240,6 +240,25 @@ def test_check_card_fails_on_an_author_without_rows(tmp_path):
         "names retained pseudonymous label 'Pseudo-Oppian', which has no row in sentence_1"]
 
 
+def test_check_card_fails_on_a_split_table_author_without_rows(tmp_path):
+    out = _mini_export(tmp_path, ["Xenophon"])
+    for cfg in ("source_held_out_1",):
+        for split in ("train", "validation", "test"):
+            src = out / "data" / "sentence_1" / f"{split}-00000-of-00001.parquet"
+            dst = out / "data" / cfg / src.name
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            dst.write_bytes(src.read_bytes())
+    tables = ("### Data Splits\n\n| author | train | validation | test | total | published |\n|---|---:|---:|---:|---:|---|\n"
+              "| Xenophon | 5,450 | 650 | 650 | 6,750 | – |\n| {main} | 1 | 0 | 0 | 1 | – |\n"
+              "| **all labels** | 1 | 1 | 1 | 3 | – |\n\nSource-held-out track (`source_held_out_1`): ...\n\n"
+              "| author | held-out treebank | train | validation | test |\n|---|---|---:|---:|---:|\n"
+              "| {held} | UD PROIEL | 1,350 | 350 | 350 |\n\n## Dataset Creation\n")
+    assert card.check_card(tables.format(main="Xenophon", held="Xenophon"), out) == []
+    assert card.check_card(tables.format(main="Pseudo-Oppian", held="Herodotus"), out) == [
+        "names author 'Pseudo-Oppian', which has no row in sentence_1",
+        "names author 'Herodotus', which has no row in source_held_out_1"]
+
+
 def test_check_card_fails_on_a_merge_whose_parts_do_not_add_up(tmp_path):
     out = _mini_export(tmp_path, ["Xenophon"])
     # the VerbForm=Ger merge without its absent part: 93.19 % (the error the card had)
