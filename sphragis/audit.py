@@ -391,7 +391,7 @@ def report_document(results: dict[str, Any]) -> dict[str, Any]:
             "project_label": "treebank_source of the chosen parse; for chunks the most frequent among the "
                              "units (ties: the first in unit order)",
             "majority_baseline": "the most frequent training label predicted for every row",
-            "subsampling": "none: every row of every split of every configuration is used",
+            "subsampling": "none (every row of every split of every configuration is used)",
         },
         "configs": configs,
         "track_gap": track_gap,
@@ -521,19 +521,21 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     _sklearn()
     fingerprint = inputs_fingerprint(out, configs)
     results = None if args.full else reusable_results(out, fingerprint)
+    # one message: whether the fits ran or their results were reused, then what was written
     if results is not None:
-        print(f"audit up to date (exported files, audit code and libraries unchanged since the last audit): "
-              f"results of {state_path(out)} reused", file=sys.stderr)
+        how = (f"up to date (exported files, audit code and libraries unchanged since the last audit): "
+               f"results of {state_path(out)} reused, not fitted again;")
     else:
         results = run_audit(out, configs, progress=not args.quiet)
         write_json(state_path(out), {"fingerprint": fingerprint, "results": results}, sort_keys=True)
+        how = "fitted;"
     path = write_report(report_document(results), out)
     reference = write_reference(out, results)
     card_note = _rerender_card(out)
     note = write_table(results, settings.warehouse)
     seconds = time.perf_counter() - t0
-    print(f"audit: wrote {path} and the reference submission {reference}; {card_note}; {note}; {len(results)} configuration(s) in {seconds:.1f}s",
-          file=sys.stderr)
+    print(f"audit {how} report {path} and the reference submission {reference} written from them; {card_note}; "
+          f"{note}; {len(results)} configuration(s) in {seconds:.1f}s", file=sys.stderr)
     if args.report:  # the same as `sphragis report --out <out> --report-dir <dir>`
         from . import report
 

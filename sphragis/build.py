@@ -73,8 +73,18 @@ class BuildSummary:
     unverified: list = field(default_factory=list)  # snapshots without a fetch record (not checked)
 
 
+#: Width of the printed tables when stderr is not a terminal (a log or a pipe): rich's default
+#: there is 80 columns, which wraps the build summary's rows mid-cell.
+LOG_WIDTH = 200
+
+
 def console() -> Console:
-    return Console(stderr=True, highlight=False)
+    """The console of the build, export and identity tables: stderr, at the terminal's width, or
+    :data:`LOG_WIDTH` columns when stderr is not a terminal (``COLUMNS`` still wins)."""
+    out = Console(stderr=True, highlight=False)
+    if out.is_terminal or os.environ.get("COLUMNS"):
+        return out
+    return Console(stderr=True, highlight=False, width=LOG_WIDTH)
 
 
 @contextlib.contextmanager

@@ -40,7 +40,7 @@ def _cmd_fetch(args: argparse.Namespace) -> int:
     pins = [p for p in pins if not args.names or p["name"] in args.names]
     if args.list:
         rows = fetch.plan(snapshots=pins)
-        cols = ["snapshot", "project", "commit", "license", "state", "from"]
+        cols = ["snapshot", "project", "commit", "license", "state", "archive", "sha256", "from"]
         width = {c: max(len(c), *(len(r[c]) for r in rows)) for c in cols[:-1]}
         for r in [dict(zip(cols, cols)), *rows]:
             print("  ".join(r[c].ljust(width[c]) for c in cols[:-1]) + "  " + r["from"])
@@ -70,7 +70,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
     summary.timings["total"] = time.perf_counter() - t0
     build.print_summary(summary)
     if not args.select and not summary.up_to_date:  # an untouched warehouse: its table was printed before
-        identity.print_text_identity(settings.warehouse)
+        identity.print_text_identity(settings.warehouse, build.console())
     return 0
 
 
@@ -100,7 +100,8 @@ def build_parser() -> argparse.ArgumentParser:
                        "no-op when nothing changed.")
     f.add_argument("names", nargs="*", metavar="NAME", help="snapshot names (default: all pinned snapshots)")
     f.add_argument("--list", action="store_true",
-                   help="show each pinned snapshot (project, commit, license, state, where it would come from)")
+                   help="show each pinned snapshot (project, commit, license, state, archive file name and sha256 for a "
+                   "mirror folder, where it would come from)")
     f.add_argument("--force", action="store_true", help="re-unpack snapshots that are already in place")
     f.add_argument("--quiet", action="store_true", help="no progress output")
     f.set_defaults(func=_cmd_fetch)
