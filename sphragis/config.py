@@ -142,6 +142,9 @@ BUILD_VARS: dict[str, object] = {
 #: The leakage audit's document inside an export folder (SPEC §11): written by ``sphragis audit``,
 #: read by ``sphragis report``.
 LEAKAGE_REPORT = Path("metadata") / "leakage_report.json"
+#: Evaluation rows with a near-twin in train per configuration and split (SPEC §7.1, issue 29):
+#: written by ``sphragis export``, read by ``sphragis audit`` (text baseline without them).
+OVERLAP_TWINS = Path("metadata") / "overlap_twins.json"
 
 
 def _path(env: str, default: str) -> Path:
