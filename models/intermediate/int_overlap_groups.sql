@@ -3,7 +3,7 @@
 -- propagation: every row starts with its own row_id as label and takes the smallest label of its
 -- neighbours until no label changes (a recursive CTE keyed by row, DuckDB's USING KEY). A group is
 -- named by its smallest row_id. Grain: one row per eligible row in at least one pair.
-with recursive
+with recursive  -- noqa: PRS
 
 pairs as (select * from {{ ref('int_overlap_pairs') }}),
 

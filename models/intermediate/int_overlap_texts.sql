@@ -11,27 +11,25 @@ units as (select * from {{ ref('int_units') }}),
 variants as (select * from {{ ref('edition_variants') }}),
 
 rules as (
-    select list(struct_pack(pattern := pattern, replacement := replacement) order by cast(variant_order as integer))
-        as variant_rules
+    select
+        list(
+            struct_pack(pattern := pattern, replacement := replacement) order by variant_order
+        ) as variant_rules
     from variants
 ),
 
--- noqa: disable=RF03
--- (lambda parameters read as qualified references)
 normalized as (
     select
         u.sentence_uid,
         u.project,
         u.dedup_key,
-        list_reduce(
-            r.variant_rules,
-            lambda acc, v: regexp_replace(acc, v.pattern, v.replacement, 'g'),  -- noqa: RF02
-            {{ overlap_words('u.text') }}
-        ) as edition_text
+        {{ apply_edition_variants(overlap_words('u.text'), 'r.variant_rules') }} as edition_text  -- noqa: PRS, LT02
     from units as u
-    cross join rules as r
+    cross join rules as r  -- noqa: AL05
 ),
 
+-- noqa: disable=RF03
+-- (lambda parameters read as qualified references)
 worded as (
     select
         sentence_uid,

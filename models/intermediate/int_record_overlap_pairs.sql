@@ -46,7 +46,8 @@ contained as (
     from shared as s
     inner join measured_texts as a on s.sentence_uid_a = a.sentence_uid
     inner join measured_texts as b on s.sentence_uid_b = b.sentence_uid
-    where a.dedup_key <> b.dedup_key
+    where
+        a.dedup_key <> b.dedup_key
         and s.shared_ngrams >= {{ var('overlap_min_containment') }} * least(a.n_ngrams, b.n_ngrams)
 ),
 

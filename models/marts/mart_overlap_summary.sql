@@ -12,9 +12,11 @@ groups as (select * from {{ ref('mart_overlap_groups') }}),
 assignments as (select * from {{ ref('mart_split_assignments') }}),
 
 conflict_rows as (
-    select row_id_a as row_id from pairs where is_author_conflict
+    select row_id_a as row_id from pairs
+    where is_author_conflict
     union
-    select row_id_b as row_id from pairs where is_author_conflict
+    select row_id_b as row_id from pairs
+    where is_author_conflict
 ),
 
 pair_counts as (

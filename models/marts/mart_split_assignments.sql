@@ -42,9 +42,13 @@ overlap_groups as (select * from {{ ref('int_overlap_groups') }}),
 
 conflict_rows as (
     -- rows in an author-conflict pair (omitted by the conflict rule when it is on)
-    select row_id_a as row_id from overlap_pairs where is_author_conflict
+    select row_id_a as row_id
+    from overlap_pairs
+    where is_author_conflict
     union
-    select row_id_b as row_id from overlap_pairs where is_author_conflict
+    select row_id_b as row_id
+    from overlap_pairs
+    where is_author_conflict
 ),
 
 base as (
@@ -65,11 +69,7 @@ base as (
         {{ stable_hash('e.row_id', 'bottleneck:') }} as bottleneck_hash,
         {{ citation_key('e.passage') }} as citation_key,
         coalesce(g.group_id, e.row_id) as unit_id,
-        {% if var('overlap_conflict_rule') -%}
-        c.row_id is not null
-        {%- else -%}
-        false
-        {%- endif %} as is_overlap_conflict
+        {{ var('overlap_conflict_rule') }} and c.row_id is not null as is_overlap_conflict
     from eligible as e
     left join overlap_groups as g on e.row_id = g.row_id
     left join conflict_rows as c on e.row_id = c.row_id
@@ -120,7 +120,6 @@ main_candidates as (
     from main_holdout
 ),
 
-{% if var('split_profile') == 'grouped' -%}
 unit_anchors as (
     -- each overlap unit is placed in the (author, work) of its member with the smallest split_hash
     select
@@ -155,20 +154,18 @@ unit_splits as (
 ),
 
 main_build_candidates as (
+    -- split profile 'grouped': the unit's split, and the conflict rule; 'seed000': seed 000's split
     select
         m.* replace (
-            u.unit_split as candidate_split,
-            case when m.is_overlap_conflict then 'overlap_author_conflict' end as pre_reason
+            case when '{{ var("split_profile") }}' = 'grouped' then u.unit_split else m.candidate_split end
+                as candidate_split,
+            case
+                when '{{ var("split_profile") }}' = 'grouped' and m.is_overlap_conflict then 'overlap_author_conflict'
+            end as pre_reason
         )
     from main_candidates as m
     inner join unit_splits as u on m.unit_id = u.unit_id
 ),
-{%- else -%}
-main_build_candidates as (
-    -- split profile seed000: seed 000's split, unchanged
-    select * from main_candidates
-),
-{%- endif %}
 
 -- source-held-out track --------------------------------------------------------------------------
 
@@ -217,7 +214,9 @@ held_out_candidates as (
 
 held_out_conflicts as (
     select
-        * replace (coalesce(pre_reason, case when is_overlap_conflict then 'overlap_author_conflict' end) as pre_reason)
+        * replace (
+            coalesce(pre_reason, case when is_overlap_conflict then 'overlap_author_conflict' end) as pre_reason
+        )
     from held_out_candidates
 ),
 
@@ -239,7 +238,8 @@ train_twins as (
     from held_out_conflicts as t
     inner join overlap_edges as o on t.row_id = o.row_id
     inner join held_out_conflicts as e on o.twin_row_id = e.row_id
-    where t.candidate_split = 'train' and t.pre_reason is null
+    where
+        t.candidate_split = 'train' and t.pre_reason is null
         and e.candidate_split in ('validation', 'test') and e.pre_reason is null
         and t.author = e.author
 ),
@@ -249,11 +249,7 @@ held_out_build_candidates as (
         h.* replace (
             coalesce(
                 h.pre_reason,
-                {% if var('overlap_drop_train_twins') -%}
-                case when w.row_id is not null then 'overlaps_evaluation_row' end
-                {%- else -%}
-                null
-                {%- endif %}
+                case when {{ var('overlap_drop_train_twins') }} and w.row_id is not null then 'overlaps_evaluation_row' end
             ) as pre_reason
         )
     from held_out_conflicts as h
@@ -340,27 +336,27 @@ final as (
     select
         d.track,
         d.row_id,
-        dedup_key,
-        author,
-        work,
-        work_id,
-        genre,
-        project,
-        treebank_source,
-        projects,
-        passage,
-        file_name,
-        sentence_pos,
-        citation_key,
-        text_order,
-        split_hash,
-        bottleneck_hash,
-        held_out_project,
-        held_out_source,
-        candidate_split,
-        excluded_reason,
-        excluded_reason is null as is_published,
-        case when is_published then candidate_split end as split,
+        d.dedup_key,
+        d.author,
+        d.work,
+        d.work_id,
+        d.genre,
+        d.project,
+        d.treebank_source,
+        d.projects,
+        d.passage,
+        d.file_name,
+        d.sentence_pos,
+        d.citation_key,
+        d.text_order,
+        d.split_hash,
+        d.bottleneck_hash,
+        d.held_out_project,
+        d.held_out_source,
+        d.candidate_split,
+        d.excluded_reason,
+        d.excluded_reason is null as is_published,
+        case when is_published then d.candidate_split end as split,
         d.unit_id as overlap_unit_id,
         b.baseline_split
     from decided as d

@@ -10,6 +10,12 @@ trim(regexp_replace(
 )).replace('ς', 'σ')
 {%- endmacro %}
 
+{%- macro apply_edition_variants(text, rules) -%}
+{#- `text` with every (pattern, replacement) struct of the list `rules` applied in list order
+    (regexp_replace, all matches): the seed edition_variants (int_overlap_texts). -#}
+list_reduce({{ rules }}, lambda acc, v: regexp_replace(acc, v.pattern, v.replacement, 'g'), {{ text }})
+{%- endmacro %}
+
 {%- macro overlap_class(is_edition, author_a, author_b, work_a, work_b, project_a, project_b) -%}
 {#- Class of an overlapping pair (SPEC §7.1), first match wins: `edition` (the two keys differ only
     by edition variants of the seed edition_variants), `segmentation` (same author and work, two
