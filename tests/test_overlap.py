@@ -103,7 +103,9 @@ def test_group_chain_by_label_propagation():
     c.execute("alter table int_overlap_pairs add column is_author_conflict boolean default false")
     from sphragis import runner
 
-    got = c.execute(f"select row_id, group_id, group_rows from ({runner.render(runner.load_project(), 'int_overlap_groups')}) "
+    project = runner.load_project()
+    c.execute(f"create table int_overlap_edges as {runner.render(project, 'int_overlap_edges')}")
+    got = c.execute(f"select row_id, group_id, group_rows from ({runner.render(project, 'int_overlap_groups')}) "
                     "order by row_id").fetchall()
     assert got == [("a", "a", 5), ("b", "a", 5), ("c", "a", 5), ("d", "d", 2), ("e", "d", 2), ("f", "a", 5),
                    ("x", "a", 5)]

@@ -22,6 +22,7 @@ SPLIT_MODELS = [
     "int_overlap_texts",
     "int_record_overlap_pairs",
     "int_overlap_pairs",
+    "int_overlap_edges",
     "int_overlap_groups",
     "mart_split_assignments",
     "mart_split_rows",

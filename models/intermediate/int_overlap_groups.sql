@@ -7,16 +7,13 @@ with recursive  -- noqa: PRS
 
 pairs as (select * from {{ ref('int_overlap_pairs') }}),
 
+overlap_edges as (select * from {{ ref('int_overlap_edges') }}),
+
 edges as (
     select
-        row_id_a as row_id,
-        row_id_b as neighbour
-    from pairs
-    union
-    select
-        row_id_b as row_id,
-        row_id_a as neighbour
-    from pairs
+        row_id,
+        twin_row_id as neighbour
+    from overlap_edges
 ),
 
 labels (row_id, group_id) using key (row_id) as (

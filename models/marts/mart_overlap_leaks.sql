@@ -16,7 +16,7 @@ twin_rows as (select * from {{ ref('mart_overlap_twin_rows') }}),
 
 assignments as (select * from {{ ref('mart_split_assignments') }}),
 
-pairs as (select * from {{ ref('int_overlap_pairs') }}),
+edges as (select * from {{ ref('int_overlap_edges') }}),
 
 reported_classes as (
     select
@@ -62,20 +62,6 @@ after_counts as (
     cross join reported_classes as k
     where k.overlap_class = 'any' or list_contains(t.twin_classes, k.overlap_class)
     group by t.config, t.split, k.overlap_class
-),
-
-edges as (
-    select
-        row_id_a as row_id,
-        row_id_b as twin_row_id,
-        overlap_class
-    from pairs
-    union all
-    select
-        row_id_b as row_id,
-        row_id_a as twin_row_id,
-        overlap_class
-    from pairs
 ),
 
 baseline_twins as (

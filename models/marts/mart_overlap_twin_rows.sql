@@ -9,21 +9,7 @@ benchmark_rows as (select * from {{ ref('mart_benchmark_rows') }}),
 
 split_rows as (select * from {{ ref('mart_split_rows') }}),
 
-pairs as (select * from {{ ref('int_overlap_pairs') }}),
-
-edges as (
-    select
-        row_id_a as row_id,
-        row_id_b as twin_row_id,
-        overlap_class
-    from pairs
-    union all
-    select
-        row_id_b as row_id,
-        row_id_a as twin_row_id,
-        overlap_class
-    from pairs
-),
+edges as (select * from {{ ref('int_overlap_edges') }}),
 
 evaluation_units as (
     select

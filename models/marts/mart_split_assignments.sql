@@ -17,7 +17,7 @@
 --   rows ('author_below_threshold' otherwise); then within each (author, split) of c rows, ranked
 --   1..c by bottleneck_hash, ranks > (c // 50) * 50 are excluded ('bottleneck_remainder').
 --
--- Passage overlap (SPEC §7.1, issue 29; int_overlap_pairs, int_overlap_groups). Every row is
+-- Passage overlap (SPEC §7.1, issue 29; int_overlap_edges, int_overlap_groups). Every row is
 -- assigned twice: `baseline_split` by the rules above alone, `split` by this build's rules:
 -- * source_held_out: with var('overlap_conflict_rule') on, both rows of an author-conflict pair
 --   are excluded ('overlap_author_conflict'; SPEC §7's conflict rule); with
@@ -36,18 +36,14 @@ eligible as (select * from {{ ref('int_eligible_sentences') }}),
 
 author_projects as (select * from {{ ref('int_author_projects') }}),
 
-overlap_pairs as (select * from {{ ref('int_overlap_pairs') }}),
+overlap_edges as (select * from {{ ref('int_overlap_edges') }}),
 
 overlap_groups as (select * from {{ ref('int_overlap_groups') }}),
 
 conflict_rows as (
     -- rows in an author-conflict pair (omitted by the conflict rule when it is on)
-    select row_id_a as row_id
-    from overlap_pairs
-    where is_author_conflict
-    union
-    select row_id_b as row_id
-    from overlap_pairs
+    select distinct row_id
+    from overlap_edges
     where is_author_conflict
 ),
 
@@ -218,18 +214,6 @@ held_out_conflicts as (
             coalesce(pre_reason, case when is_overlap_conflict then 'overlap_author_conflict' end) as pre_reason
         )
     from held_out_candidates
-),
-
-overlap_edges as (
-    select
-        row_id_a as row_id,
-        row_id_b as twin_row_id
-    from overlap_pairs
-    union all
-    select
-        row_id_b as row_id,
-        row_id_a as twin_row_id
-    from overlap_pairs
 ),
 
 train_twins as (
