@@ -258,3 +258,16 @@ def test_real_no_held_out_evaluation_row_has_a_twin_in_train(real_wh):
         select split, rows_with_twin_before from mart_overlap_leaks
         where config = 'source_held_out_1' and overlap_class = 'any'"""))
     assert before == {"validation": 57, "test": 45}
+
+
+@pytest.mark.integration
+def test_real_default_profile_keeps_the_seed_split(real_wh):
+    # the main track is seed 000's split: no row moves, the reconciliation names no overlap cause,
+    # and the conflict rule is reported for the main track, not applied (SPEC §7.1)
+    moved = _real(real_wh, """select count(*) from mart_split_assignments
+                              where track = 'main' and split is distinct from baseline_split""")
+    assert moved == [(0,)]
+    assert _real(real_wh, "select count(*) from mart_seed_reconciliation where overlap_rows <> 0") == [(0,)]
+    summary = _real(real_wh, """select split_profile, main_conflict_rows_omitted, main_published_conflict_rows,
+                                       held_out_train_twins_dropped from mart_overlap_summary""")
+    assert summary == [("seed000", 0, 165, 80)]
