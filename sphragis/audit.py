@@ -14,7 +14,9 @@ For each of the eight configurations of an export (``SPHRAGIS_OUT``, default ``d
   root. The project label is the unit's ``treebank_source`` (the chosen parse); for a chunk, the
   most frequent one among its units (ties: the first in unit order).
 * **text → author** (the first leaderboard rows): character n-grams (1–4, ``char_wb``) of
-  ``text``, the row's units joined by single spaces.
+  ``text``, the row's units joined by single spaces. It is scored a second time on the evaluation
+  rows without a near-twin in train (``<split>_without_twins``; the ids of
+  ``metadata/overlap_twins.json``, SPEC §7.1), so the report shows how much the twins inflate it.
 
 Both feature sets are counted per unit once and summed into rows (a chunk's counts are the sum
 of its units', exactly what counting the joined row would give), then restricted to the
@@ -133,6 +135,7 @@ class SplitRows:
     incidence: Any
     authors: np.ndarray
     projects: np.ndarray
+    ids: np.ndarray
 
 
 def load(files: dict[str, dict[str, Path]]) -> tuple[duckdb.DuckDBPyConnection, Units]:
@@ -202,8 +205,9 @@ def split_rows(con: duckdb.DuckDBPyConnection, units: Units, cfg: str, split: st
     incidence = sp.csr_matrix((np.ones(len(inc["r"])), (inc["r"], inc["unit_idx"])), shape=(n_rows, units.n))
     labels = con.execute(query("audit_split_labels"), params).fetchall()
     return SplitRows(incidence=incidence,
-                     authors=np.array([a for _, a, _ in labels], dtype=object),
-                     projects=np.array([p for _, _, p in labels], dtype=object))
+                     authors=np.array([a for _, a, _, _ in labels], dtype=object),
+                     projects=np.array([p for _, _, p, _ in labels], dtype=object),
+                     ids=np.array([i for _, _, _, i in labels], dtype=object))
 
 
 # --------------------------------------------------------------------------------------------
@@ -268,8 +272,17 @@ def fit_and_score(x_train, y_train: np.ndarray, evals: dict[str, tuple[Any, np.n
     return out
 
 
-def audit_config(con: duckdb.DuckDBPyConnection, units: Units, cfg: str) -> dict[str, Any]:
-    """Fit and score the three classifiers of one configuration (see module docstring)."""
+def overlap_twins(out: Path) -> dict[str, dict[str, list[str]]] | None:
+    """The evaluation rows with a near-twin in train, ``{config: {split: [id, ...]}}``, from the
+    export's ``metadata/overlap_twins.json`` (SPEC §7.1); None when the export has no such file."""
+    path = out / config.OVERLAP_TWINS
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
+def audit_config(con: duckdb.DuckDBPyConnection, units: Units, cfg: str,
+                 twins: dict[str, list[str]] | None = None) -> dict[str, Any]:
+    """Fit and score the three classifiers of one configuration (see module docstring); ``twins``:
+    the configuration's entry of :func:`overlap_twins` (text → author is also scored without them)."""
     rows = {split: split_rows(con, units, cfg, split) for split in SPLITS}
     result: dict[str, Any] = {
         "track": BY_NAME[cfg].track,
@@ -287,8 +300,13 @@ def audit_config(con: duckdb.DuckDBPyConnection, units: Units, cfg: str) -> dict
         u = matrices[feature_set]
         xs = {split: (rows[split].incidence @ u).tocsr() for split in SPLITS}
         ys = {split: (rows[split].authors if target == "author" else rows[split].projects) for split in SPLITS}
+        evals = {s: (xs[s], ys[s]) for s in EVAL_SPLITS}
+        if feature_set == "text" and twins is not None:
+            keep = {s: ~np.isin(rows[s].ids, twins.get(s, [])) for s in EVAL_SPLITS}
+            evals |= {f"{s}_without_twins": (xs[s][keep[s]], ys[s][keep[s]]) for s in EVAL_SPLITS}
+            result["rows_without_twins"] = {s: int(keep[s].sum()) for s in EVAL_SPLITS}
         result[f"{feature_set}_{target}"] = fit_and_score(
-            xs["train"], ys["train"], {s: (xs[s], ys[s]) for s in EVAL_SPLITS},
+            xs["train"], ys["train"], evals,
             predictions_of=("test",) if (feature_set, target) == REFERENCE_TASK else ())
     return result
 
@@ -306,6 +324,7 @@ def run_audit(out: Path, configs: tuple[str, ...] = CONFIGS, progress: bool = Fa
     files = config_files(out, configs)
     t0 = time.perf_counter()
     con, units = load(files)
+    twins = overlap_twins(out)
     if progress:
         print(f"audit: {units.n:,} distinct units, {len(units.markup_vocab):,} markup features, "
               f"{len(units.text_vocab):,} character n-grams ({time.perf_counter() - t0:.1f}s)", file=sys.stderr)
@@ -313,7 +332,7 @@ def run_audit(out: Path, configs: tuple[str, ...] = CONFIGS, progress: bool = Fa
     try:
         for cfg in configs:
             t1 = time.perf_counter()
-            results[cfg] = audit_config(con, units, cfg)
+            results[cfg] = audit_config(con, units, cfg, None if twins is None else twins.get(cfg, {}))
             results[cfg]["seconds"] = time.perf_counter() - t1
             if progress:
                 r = results[cfg]
@@ -474,7 +493,8 @@ def _table_holds(warehouse: Path, table) -> bool:
 def inputs_fingerprint(out: Path, configs: tuple[str, ...] = CONFIGS) -> str:
     """sha256 of everything an audit's results depend on: the configurations audited, the bytes of
     each of their Parquet files (:func:`config_files`), this module and its named queries
-    (``sql/queries/audit_*.sql``), and the NumPy, SciPy and scikit-learn versions. The fits are
+    (``sql/queries/audit_*.sql``), the export's ``metadata/overlap_twins.json`` and the NumPy, SciPy and
+    scikit-learn versions. The fits are
     deterministic (fixed ``random_state``), so equal fingerprints mean equal results.
 
     Raises:
@@ -487,6 +507,8 @@ def inputs_fingerprint(out: Path, configs: tuple[str, ...] = CONFIGS) -> str:
     h = hashlib.sha256(json.dumps([list(configs), np.__version__, scipy.__version__, sklearn.__version__]).encode())
     for p in [Path(__file__), *sorted((config.SQL_DIR / "queries").glob("audit_*.sql"))]:
         h.update(p.name.encode() + b"\0" + p.read_bytes())
+    twins = out / config.OVERLAP_TWINS  # the text baseline is also scored without these rows
+    h.update(b"overlap_twins\0" + (twins.read_bytes() if twins.is_file() else b"-"))
     for cfg in configs:
         for split, path in files[cfg].items():
             with open(path, "rb") as fh:

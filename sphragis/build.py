@@ -377,8 +377,15 @@ def _source_fingerprints_of(settings: config.Settings, raw_fingerprint: str | No
 
 
 def _variables(settings: config.Settings) -> dict:
-    """The build variables a build passes to the runner (``var()``)."""
-    return {"registry_profile": settings.registry_profile}
+    """The build variables a build passes to the runner (``var()``).
+
+    Raises:
+        ValueError: ``settings.split_profile`` is not one of :data:`sphragis.config.SPLIT_PROFILES`.
+    """
+    if settings.split_profile not in config.SPLIT_PROFILES:
+        raise ValueError(f"unknown split profile {settings.split_profile!r} (SPHRAGIS_SPLIT_PROFILE or "
+                         f"--split-profile); known: {', '.join(config.SPLIT_PROFILES)}")
+    return {"registry_profile": settings.registry_profile, "split_profile": settings.split_profile}
 
 
 def plan_current(target: Path, settings: config.Settings, raw_fingerprint: str | None, *,

@@ -61,6 +61,8 @@ def _cmd_build(args: argparse.Namespace) -> int:
     settings = config.settings()
     if args.registry_profile:
         settings = dataclasses.replace(settings, registry_profile=args.registry_profile)
+    if args.split_profile:
+        settings = dataclasses.replace(settings, split_profile=args.split_profile)
     if args.dry_run:
         build.print_plan(build.dry_run(settings, reingest=not args.models_only, select=args.select or None,
                                        full=args.full))
@@ -126,6 +128,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="works-registry profile (default SPHRAGIS_REGISTRY_PROFILE or "
                    f"{config.DEFAULT_REGISTRY_PROFILE!r}: seed 000's curation decisions; 'scholarly': "
                    "the overrides of sql/seeds/works_registry_profiles.csv)")
+    b.add_argument("--split-profile", choices=config.SPLIT_PROFILES,
+                   help="main-track split profile (default SPHRAGIS_SPLIT_PROFILE or "
+                   f"{config.DEFAULT_SPLIT_PROFILE!r}: seed 000's split; 'grouped': each passage-overlap "
+                   "group in one split, README 'Passage overlap')")
     b.set_defaults(func=_cmd_build)
 
     e = sub.add_parser("export", help="write the benchmark configurations (Parquet + dataset card + metadata)",
