@@ -45,7 +45,8 @@ audit: install  ## leakage audit and text baselines over the export (SPEC §11)
 report: install  ## variation and leakage report (Markdown + charts) into reports/
 	$(SPHRAGIS) report
 
-docs: install  ## the static data-dictionary site (lineage, columns, samples, variation charts) into site/
+docs: install  ## regenerate docs/*.md from seeds and models, then the data-dictionary site (docs, lineage, columns, samples, charts) into site/
+	$(BIN)/python -m sphragis.workbench.pages docs
 	$(SPHRAGIS) docs
 
 docs-check: docs  ## open site/ in headless Chromium (Debian packages) and check every link and console

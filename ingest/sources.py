@@ -50,7 +50,7 @@ def discover(snapshot_roots: dict[str, Path], snapshots: Iterable[dict]) -> list
     for snap in sorted(snapshots, key=lambda s: s["name"]):
         root = snapshot_roots.get(snap["name"])
         if root is None or not root.is_dir():
-            raise FileNotFoundError(f"snapshot {snap['name']!r} is not unpacked at {root}; run `make fetch`")
+            raise FileNotFoundError(f"snapshot {snap['name']!r} is not unpacked at {root}; run `sphragis fetch`")
         found: set[str] = set()
         for pattern in snap["treebank_files"]:
             for p in root.glob(pattern):

@@ -14,7 +14,9 @@ For each of the eight configurations of an export (``SPHRAGIS_OUT``, default ``d
   root. The project label is the unit's ``treebank_source`` (the chosen parse); for a chunk, the
   most frequent one among its units (ties: the first in unit order).
 * **text → author** (the first leaderboard rows): character n-grams (1–4, ``char_wb``) of
-  ``text``, the row's units joined by single spaces.
+  ``text``, the row's units joined by single spaces. It is scored a second time on the evaluation
+  rows without a near-twin in train (``<split>_without_twins``; the ids of
+  ``metadata/overlap_twins.json``, SPEC §7.1), so the report shows how much the twins inflate it.
 
 Both feature sets are counted per unit once and summed into rows (a chunk's counts are the sum
 of its units', exactly what counting the joined row would give), then restricted to the
@@ -38,6 +40,7 @@ fails with one clear message.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -132,6 +135,7 @@ class SplitRows:
     incidence: Any
     authors: np.ndarray
     projects: np.ndarray
+    ids: np.ndarray
 
 
 def load(files: dict[str, dict[str, Path]]) -> tuple[duckdb.DuckDBPyConnection, Units]:
@@ -201,8 +205,9 @@ def split_rows(con: duckdb.DuckDBPyConnection, units: Units, cfg: str, split: st
     incidence = sp.csr_matrix((np.ones(len(inc["r"])), (inc["r"], inc["unit_idx"])), shape=(n_rows, units.n))
     labels = con.execute(query("audit_split_labels"), params).fetchall()
     return SplitRows(incidence=incidence,
-                     authors=np.array([a for _, a, _ in labels], dtype=object),
-                     projects=np.array([p for _, _, p in labels], dtype=object))
+                     authors=np.array([a for _, a, _, _ in labels], dtype=object),
+                     projects=np.array([p for _, _, p, _ in labels], dtype=object),
+                     ids=np.array([i for _, _, _, i in labels], dtype=object))
 
 
 # --------------------------------------------------------------------------------------------
@@ -267,8 +272,17 @@ def fit_and_score(x_train, y_train: np.ndarray, evals: dict[str, tuple[Any, np.n
     return out
 
 
-def audit_config(con: duckdb.DuckDBPyConnection, units: Units, cfg: str) -> dict[str, Any]:
-    """Fit and score the three classifiers of one configuration (see module docstring)."""
+def overlap_twins(out: Path) -> dict[str, dict[str, list[str]]] | None:
+    """The evaluation rows with a near-twin in train, ``{config: {split: [id, ...]}}``, from the
+    export's ``metadata/overlap_twins.json`` (SPEC §7.1); None when the export has no such file."""
+    path = out / config.OVERLAP_TWINS
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
+def audit_config(con: duckdb.DuckDBPyConnection, units: Units, cfg: str,
+                 twins: dict[str, list[str]] | None = None) -> dict[str, Any]:
+    """Fit and score the three classifiers of one configuration (see module docstring); ``twins``:
+    the configuration's entry of :func:`overlap_twins` (text → author is also scored without them)."""
     rows = {split: split_rows(con, units, cfg, split) for split in SPLITS}
     result: dict[str, Any] = {
         "track": BY_NAME[cfg].track,
@@ -286,8 +300,13 @@ def audit_config(con: duckdb.DuckDBPyConnection, units: Units, cfg: str) -> dict
         u = matrices[feature_set]
         xs = {split: (rows[split].incidence @ u).tocsr() for split in SPLITS}
         ys = {split: (rows[split].authors if target == "author" else rows[split].projects) for split in SPLITS}
+        evals = {s: (xs[s], ys[s]) for s in EVAL_SPLITS}
+        if feature_set == "text" and twins is not None:
+            keep = {s: ~np.isin(rows[s].ids, twins.get(s, [])) for s in EVAL_SPLITS}
+            evals |= {f"{s}_without_twins": (xs[s][keep[s]], ys[s][keep[s]]) for s in EVAL_SPLITS}
+            result["rows_without_twins"] = {s: int(keep[s].sum()) for s in EVAL_SPLITS}
         result[f"{feature_set}_{target}"] = fit_and_score(
-            xs["train"], ys["train"], {s: (xs[s], ys[s]) for s in EVAL_SPLITS},
+            xs["train"], ys["train"], evals,
             predictions_of=("test",) if (feature_set, target) == REFERENCE_TASK else ())
     return result
 
@@ -305,6 +324,7 @@ def run_audit(out: Path, configs: tuple[str, ...] = CONFIGS, progress: bool = Fa
     files = config_files(out, configs)
     t0 = time.perf_counter()
     con, units = load(files)
+    twins = overlap_twins(out)
     if progress:
         print(f"audit: {units.n:,} distinct units, {len(units.markup_vocab):,} markup features, "
               f"{len(units.text_vocab):,} character n-grams ({time.perf_counter() - t0:.1f}s)", file=sys.stderr)
@@ -312,7 +332,7 @@ def run_audit(out: Path, configs: tuple[str, ...] = CONFIGS, progress: bool = Fa
     try:
         for cfg in configs:
             t1 = time.perf_counter()
-            results[cfg] = audit_config(con, units, cfg)
+            results[cfg] = audit_config(con, units, cfg, None if twins is None else twins.get(cfg, {}))
             results[cfg]["seconds"] = time.perf_counter() - t1
             if progress:
                 r = results[cfg]
@@ -390,7 +410,7 @@ def report_document(results: dict[str, Any]) -> dict[str, Any]:
             "project_label": "treebank_source of the chosen parse; for chunks the most frequent among the "
                              "units (ties: the first in unit order)",
             "majority_baseline": "the most frequent training label predicted for every row",
-            "subsampling": "none: every row of every split of every configuration is used",
+            "subsampling": "none (every row of every split of every configuration is used)",
         },
         "configs": configs,
         "track_gap": track_gap,
@@ -486,15 +506,17 @@ STEP = __name__
 
 def audit_reads(out: Path, configs: tuple[str, ...] = CONFIGS) -> dict[str, Any]:
     """What an audit of ``out`` reads (:func:`sphragis.state.reads`): its code and named queries,
-    the Parquet file of every configuration audited (:func:`config_files`), the configurations,
-    and the libraries (NumPy, SciPy, scikit-learn, …). The fits are deterministic (fixed
-    ``random_state``), so equal digests mean equal results.
+    the Parquet file of every configuration audited (:func:`config_files`), the export's
+    ``metadata/overlap_twins.json`` (the text baseline is also scored without those rows), the
+    configurations, and the libraries (NumPy, SciPy, scikit-learn, …). The fits are deterministic
+    (fixed ``random_state``), so equal digests mean equal results.
 
     Raises:
         AuditError: a configuration's file is missing (as :func:`config_files`).
     """
     files = config_files(out, configs)
-    return state.reads((STEP,), files=[p for cfg in configs for p in files[cfg].values()],
+    twins = out / config.OVERLAP_TWINS  # an input even while absent: its appearing is a change
+    return state.reads((STEP,), files=[*(p for cfg in configs for p in files[cfg].values()), twins],
                        variables={"configs": list(configs)})
 
 
@@ -529,22 +551,23 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     if args.full:
         results, changed = None, ["--full"]
     store = state_store(out)
+    # one message: whether the fits ran or their results were reused, then what was written
     if results is not None:
-        print(f"audit up to date (nothing it reads changed since the last audit: exported files, code, named queries, "
-              f"libraries): results of {store.path} reused", file=sys.stderr)
+        how = (f"up to date (nothing it reads changed since the last audit: exported files, code, named queries, "
+               f"libraries): results of {store.path} reused, not fitted again;")
     else:
-        if changed not in state.NOTHING_TO_COMPARE:
-            print(f"audit redone: changed since the last audit: {state.describe(changed)}", file=sys.stderr)
         results = run_audit(out, configs, progress=not args.quiet)
         reads = audit_reads(out, configs)
         store.save({"reads": reads, "digests": state.settle(at_start, state.digests(reads)), "results": results})
+        how = ("fitted;" if changed in state.NOTHING_TO_COMPARE
+               else f"fitted (changed since the last audit: {state.describe(changed)});")
     path = write_report(report_document(results), out)
     reference = write_reference(out, results)
     card_note = _rerender_card(out)
     note = write_table(results, settings.warehouse)
     seconds = time.perf_counter() - t0
-    print(f"audit: wrote {path} and the reference submission {reference}; {card_note}; {note}; {len(results)} configuration(s) in {seconds:.1f}s",
-          file=sys.stderr)
+    print(f"audit {how} report {path} and the reference submission {reference} written from them; {card_note}; "
+          f"{note}; {len(results)} configuration(s) in {seconds:.1f}s", file=sys.stderr)
     if args.report:  # the same as `sphragis report --out <out> --report-dir <dir>`
         from . import report
 

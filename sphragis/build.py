@@ -73,8 +73,18 @@ class BuildSummary:
     unverified: list = field(default_factory=list)  # snapshots without a fetch record (not checked)
 
 
+#: Width of the printed tables when stderr is not a terminal (a log or a pipe): rich's default
+#: there is 80 columns, which wraps the build summary's rows mid-cell.
+LOG_WIDTH = 200
+
+
 def console() -> Console:
-    return Console(stderr=True, highlight=False)
+    """The console of the build, export and identity tables: stderr, at the terminal's width, or
+    :data:`LOG_WIDTH` columns when stderr is not a terminal (``COLUMNS`` still wins)."""
+    out = Console(stderr=True, highlight=False)
+    if out.is_terminal or os.environ.get("COLUMNS"):
+        return out
+    return Console(stderr=True, highlight=False, width=LOG_WIDTH)
 
 
 @contextlib.contextmanager
@@ -367,8 +377,15 @@ def _source_fingerprints_of(settings: config.Settings, raw_fingerprint: str | No
 
 
 def _variables(settings: config.Settings) -> dict:
-    """The build variables a build passes to the runner (``var()``)."""
-    return {"registry_profile": settings.registry_profile}
+    """The build variables a build passes to the runner (``var()``).
+
+    Raises:
+        ValueError: ``settings.split_profile`` is not one of :data:`sphragis.config.SPLIT_PROFILES`.
+    """
+    if settings.split_profile not in config.SPLIT_PROFILES:
+        raise ValueError(f"unknown split profile {settings.split_profile!r} (SPHRAGIS_SPLIT_PROFILE or "
+                         f"--split-profile); known: {', '.join(config.SPLIT_PROFILES)}")
+    return {"registry_profile": settings.registry_profile, "split_profile": settings.split_profile}
 
 
 def plan_current(target: Path, settings: config.Settings, raw_fingerprint: str | None, *,

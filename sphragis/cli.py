@@ -40,7 +40,7 @@ def _cmd_fetch(args: argparse.Namespace) -> int:
     pins = [p for p in pins if not args.names or p["name"] in args.names]
     if args.list:
         rows = fetch.plan(snapshots=pins)
-        cols = ["snapshot", "project", "commit", "license", "state", "from"]
+        cols = ["snapshot", "project", "commit", "license", "state", "archive", "sha256", "from"]
         width = {c: max(len(c), *(len(r[c]) for r in rows)) for c in cols[:-1]}
         for r in [dict(zip(cols, cols)), *rows]:
             print("  ".join(r[c].ljust(width[c]) for c in cols[:-1]) + "  " + r["from"])
@@ -61,6 +61,8 @@ def _cmd_build(args: argparse.Namespace) -> int:
     settings = config.settings()
     if args.registry_profile:
         settings = dataclasses.replace(settings, registry_profile=args.registry_profile)
+    if args.split_profile:
+        settings = dataclasses.replace(settings, split_profile=args.split_profile)
     if args.dry_run:
         build.print_plan(build.dry_run(settings, reingest=not args.models_only, select=args.select or None,
                                        full=args.full))
@@ -70,7 +72,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
     summary.timings["total"] = time.perf_counter() - t0
     build.print_summary(summary)
     if not args.select and not summary.up_to_date:  # an untouched warehouse: its table was printed before
-        identity.print_text_identity(settings.warehouse)
+        identity.print_text_identity(settings.warehouse, build.console())
     return 0
 
 
@@ -100,7 +102,8 @@ def build_parser() -> argparse.ArgumentParser:
                        "no-op when nothing changed.")
     f.add_argument("names", nargs="*", metavar="NAME", help="snapshot names (default: all pinned snapshots)")
     f.add_argument("--list", action="store_true",
-                   help="show each pinned snapshot (project, commit, license, state, where it would come from)")
+                   help="show each pinned snapshot (project, commit, license, state, archive file name and sha256 for a "
+                   "mirror folder, where it would come from)")
     f.add_argument("--force", action="store_true", help="re-unpack snapshots that are already in place")
     f.add_argument("--quiet", action="store_true", help="no progress output")
     f.set_defaults(func=_cmd_fetch)
@@ -125,6 +128,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="works-registry profile (default SPHRAGIS_REGISTRY_PROFILE or "
                    f"{config.DEFAULT_REGISTRY_PROFILE!r}: seed 000's curation decisions; 'scholarly': "
                    "the overrides of sql/seeds/works_registry_profiles.csv)")
+    b.add_argument("--split-profile", choices=config.SPLIT_PROFILES,
+                   help="main-track split profile (default SPHRAGIS_SPLIT_PROFILE or "
+                   f"{config.DEFAULT_SPLIT_PROFILE!r}: seed 000's split; 'grouped': each passage-overlap "
+                   "group in one split, README 'Passage overlap')")
     b.set_defaults(func=_cmd_build)
 
     e = sub.add_parser("export", help="write the benchmark configurations (Parquet + dataset card + metadata)",

@@ -130,15 +130,16 @@ def plan(settings: config.Settings | None = None,
     """What ``sphragis fetch`` would do (``sphragis fetch --list``); raises as :func:`resolve_mirror`.
 
     Returns:
-        ``[{"snapshot", "project", "commit", "license", "from", "state"}]`` in pin-list order;
-        ``from``: ``mirror <archive path>`` or ``upstream <git url>``; ``state``: ``"unpacked"``
+        ``[{"snapshot", "project", "commit", "license", "archive", "sha256", "from", "state"}]`` in
+        pin-list order; ``archive``, ``sha256``: the file name a mirror folder must hold and its
+        pinned sha256 (what the offline error asks for); ``from``: ``mirror <archive path>`` or ``upstream <git url>``; ``state``: ``"unpacked"``
         (the marker in ``<data>/<name>`` matches the pin) or ``"to fetch"``.
     """
     settings = settings or config.settings()
     mirror = resolve_mirror(settings)
     return [{
         "snapshot": pin["name"], "project": pin.get("project", ""), "commit": pin["commit"],
-        "license": pin.get("license", ""),
+        "license": pin.get("license", ""), "archive": pin.get("archive", ""), "sha256": pin.get("sha256", ""),
         "from": f"mirror {mirror / pin['archive']}" if mirror else f"upstream {pin.get('upstream')}",
         "state": "unpacked" if _marker_matches(read_marker(Path(settings.data) / pin["name"]), pin)
         else "to fetch",

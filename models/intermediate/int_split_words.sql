@@ -23,7 +23,7 @@ tokens as not materialized (
         token_num,
         head_num,
         trim(form) as form,
-        is_word,
+        is_syntactic_word,
         is_artificial,
         is_multiword
     from {{ ref('int_tokens') }}
@@ -43,20 +43,20 @@ hyphen_sentences as (
     select distinct sentence_uid
     from tokens
     where
-        is_word and project not like 'ud\_%' escape '\'
+        is_syntactic_word and project not like 'ud\_%' escape '\'
         and (starts_with(form, '-') or ends_with(form, '-'))
 ),
 
 xml_words as (
     -- word tokens of those sentences that carry a letter, in document order
     select
-        t.* exclude (t.is_word, t.is_artificial, t.is_multiword),
+        t.* exclude (t.is_syntactic_word, t.is_artificial, t.is_multiword),
         lag(t.form) over (partition by t.sentence_uid order by t.token_pos) as prev_form
     from tokens as t
     semi join hyphen_sentences as h on t.sentence_uid = h.sentence_uid
     inner join morphology as m on t.sentence_uid = m.sentence_uid and t.token_pos = m.token_pos
     where
-        t.is_word and not t.is_artificial and not m.is_punct
+        t.is_syntactic_word and not t.is_artificial and not m.is_punct
         and t.project not like 'ud\_%' escape '\'
         and regexp_matches(t.form, '\p{L}')
 ),
@@ -106,7 +106,7 @@ mwt as (
 
 mwt_pieces as (
     select
-        t.* exclude (t.is_word, t.is_artificial, t.is_multiword),
+        t.* exclude (t.is_syntactic_word, t.is_artificial, t.is_multiword),
         'multiword_token' as split_kind,
         t.sentence_uid || ':m' || w.token_pos as word_id,
         t.token_num <> w.last_num as is_clitic,
@@ -116,7 +116,7 @@ mwt_pieces as (
     inner join tokens as t
         on
             w.sentence_uid = t.sentence_uid
-            and t.is_word
+            and t.is_syntactic_word
             and t.token_num between w.first_num and w.last_num
 ),
 
@@ -139,7 +139,7 @@ source_heads as (
         t.head_num
     from tokens as t
     semi join piece_sentences as s on t.sentence_uid = s.sentence_uid
-    where t.is_word and t.token_num is not null
+    where t.is_syntactic_word and t.token_num is not null
     qualify row_number() over (partition by t.sentence_uid, t.token_num order by t.token_pos) = 1
 ),
 

@@ -8,6 +8,8 @@ Pages (all relative links, no server, no network; open ``index.html`` from disk)
   columns (type, description, data tests), row count, sample rows, the SQL, upstream and
   downstream with a local lineage picture;
 * ``analyses.html``: each ``sql/analyses/*.sql`` with its result on the warehouse;
+* ``docs/<page>.html``: the pages of the checkout's ``docs/`` (the contract, how the warehouse is
+  built, the rules, the benchmark, the evaluation definitions; :mod:`.pages`);
 * ``variation.html``: interactive charts of ``mart_variation`` and ``mart_rates`` (:mod:`.charts`);
 * ``leaderboard.html``: the leaderboard of the export (:func:`sphragis.leaderboard.board`);
 * ``assets/``: the stylesheet, the search and chart scripts, and plotly.js from the ``plotly``
@@ -29,7 +31,7 @@ from typing import Any
 import jinja2
 
 from .. import config, leaderboard
-from . import charts, lineage
+from . import charts, lineage, pages as doc_pages
 from .catalog import LAYERS, Catalog, build_catalog
 
 #: Default output folder: ``site/`` in the current directory (git-ignored), like ``config.reports_dir``.
@@ -132,6 +134,9 @@ def _write(cat: Catalog, env: jinja2.Environment, root: Path, warehouse: Path, e
         page(node.href, "node.html.j2", node=node,
              local_svg=lineage.svg(cat, "../", names=near, focus=node.name))
     page("analyses.html", "analyses.html.j2", analyses=cat.analyses)
+    for name, (title, html) in doc_pages.html_pages().items():
+        page(f"docs/{name}", "doc.html.j2", title=title, html=html,
+             source="README.md" if name == "index.html" else name[:-5] + ".md")
     data = charts.variation_data(warehouse)
     page("variation.html", "variation.html.j2", data_json=charts.data_json(data) if data else None,
          n_categories=len(data["categories"]) if data else 0, n_cells=len(data["cells"]) if data else 0)
