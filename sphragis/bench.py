@@ -395,7 +395,8 @@ def print_report(report: dict) -> None:
     for k, label in (("small", "small tree (0% subset)"), ("long", "  + long sentences")):
         r = long.get(k)
         if r:
-            print(f"{label:<26}{secs(r.get('wall_seconds'))}   peak RSS {gib(r.get('peak_rss_bytes'))}"
+            print(f"{label:<26}{secs(r.get('wall_seconds'))}   CPU {secs(r.get('cpu_seconds'))}   "
+                  f"peak RSS {gib(r.get('peak_rss_bytes'))}"
                   + (f"   FAILED: {r.get('error')}" if not r.get("ok") else ""))
     if long.get("slowest_models"):
         print(f"    (flat {LONG_FLAT_TOKENS:,} + chain {LONG_CHAIN_TOKENS:,} tokens) slowest models: "
