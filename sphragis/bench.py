@@ -19,9 +19,9 @@ tree) and keeps the peak per step (:mod:`sphragis.measure`). One run measures, i
    larger is predicted to take ``k^b`` times as long;
 6. **long sentence** (issue #27): a full build of a small tree (the 0 % subset: one file per
    snapshot) alone, then with one more UD Perseus file holding a flat sentence of
-   :data:`LONG_FLAT_TOKENS` tokens (every token under the root) and a chain of
+   :data:`LONG_FLAT_TOKENS` tokens (every token under the root), a chain of
    :data:`LONG_CHAIN_TOKENS` (each token under the previous one, the deepest tree the build
-   accepts); time and peak RSS of both and the models that took longest.
+   accepts) and a cycle as long; time, CPU and peak RSS of both and the models that took longest.
 
 Each child's CPU time (user + system, with the worker processes it waits for) is measured too:
 the full build's CPU divided by the machine's cores is the least wall time any schedule of that
@@ -53,7 +53,7 @@ from .measure import Sampler, timed_call
 DESCRIPTION = ("Measure SPEC §13 in one run: parse floor, full build (build --full + export --full), "
                "no-change rebuild, rebuild after a one-row works_registry.csv edit, peak RSS, and builds "
                "from 25/50/100%% of the source files with the fitted growth exponent per step, and a small "
-               "build with and without a 20,000-token sentence.")
+               "build with and without a 20,000-token sentence, a 1,000-deep chain and a 1,000-token cycle.")
 GIB = 1 << 30
 TARGETS = {"ratio": 10.0, "spec_ratio": 2.0, "peak_rss_bytes": 2 * GIB, "no_change_share": 0.05,
            "edit_share": 0.40}
@@ -61,9 +61,10 @@ SIZES = (0.25, 0.5, 1.0)
 DEFAULT_JSON = config.REPO_ROOT / "reports" / "bench.json"
 #: The one-row edit: (project, document_key of the works_registry.csv row, column, new value).
 REGISTRY_EDIT = ("agdt", "tlg0003.tlg001.perseus-grc1.1.tb.xml", "work", "History of the Peloponnesian War (edited)")
-#: The long-sentence case (issue #27): tokens of the flat sentence and of the chain (1,000: a tree
-#: deeper than int_tree_checks follows from its root, 1,000 levels, fails the build), the file that
-#: holds both, and the ``# newdoc id`` that files them under a retained work of works_registry.csv.
+#: The long-sentence case (issue #27): tokens of the flat sentence and of the chain and the cycle
+#: (1,000: a tree deeper than int_tree_checks follows from its root, 1,000 levels, fails the build),
+#: the file that holds them, and the ``# newdoc id`` that files them under a retained work of
+#: works_registry.csv.
 LONG_FLAT_TOKENS = 20_000
 LONG_CHAIN_TOKENS = 1_000
 LONG_FILE = "grc_perseus-ud-long.conllu"
@@ -132,19 +133,21 @@ def subset_tree(files, fraction: float, dest: Path) -> int:
 def long_sentence_conllu(n_tokens: int, shape: str, sent_id: str) -> str:
     """One UD Perseus CoNLL-U sentence of ``n_tokens`` tokens under :data:`LONG_DOCUMENT`: token 1
     is the root verb ``λέγει``; tokens 2..n are :data:`LONG_WORDS` in turn, headed by token 1
-    (``shape`` ``"flat"``) or by the token before (``"chain"``). ``# sent_id`` is
-    ``<LONG_DOCUMENT>@<sent_id>``. Returns the sentence's lines and the blank line ending it.
+    (``shape`` ``"flat"``), by the token before (``"chain"``), or by the token after, token n by
+    token 2 (``"cycle"``: a cycle of n - 1 tokens that the build breaks at token 2). ``# sent_id``
+    is ``<LONG_DOCUMENT>@<sent_id>``. Returns the sentence's lines and the blank line ending it.
 
     Raises:
         ValueError: an unknown ``shape``.
     """
-    if shape not in ("flat", "chain"):
-        raise ValueError(f"shape must be 'flat' or 'chain', not {shape!r}")
+    heads = {"flat": lambda i: 1, "chain": lambda i: i - 1, "cycle": lambda i: i + 1 if i < n_tokens else 2}
+    if shape not in heads:
+        raise ValueError(f"shape must be one of {sorted(heads)}, not {shape!r}")
     verb_feats = "Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin|Voice=Act"
     rows = [("λέγει", "λέγω", "VERB", "v3spia---", verb_feats, 0, "root")]
     for i in range(2, n_tokens + 1):
         form, lemma, upos, xpos, feats, deprel = LONG_WORDS[(i - 2) % len(LONG_WORDS)]
-        rows.append((form, lemma, upos, xpos, feats, 1 if shape == "flat" else i - 1, deprel))
+        rows.append((form, lemma, upos, xpos, feats, heads[shape](i), deprel))
     lines = [f"# newdoc id = {LONG_DOCUMENT}", f"# sent_id = {LONG_DOCUMENT}@{sent_id}",
              "# text = " + " ".join(r[0] for r in rows)]
     lines += ["\t".join(map(str, (i, *r, "_", "_"))) for i, r in enumerate(rows, 1)]
@@ -153,12 +156,13 @@ def long_sentence_conllu(n_tokens: int, shape: str, sent_id: str) -> str:
 
 def long_sentence_file(dest: Path) -> Path:
     """Write :data:`LONG_FILE` (a flat sentence of :data:`LONG_FLAT_TOKENS` tokens, sent_id
-    ``flat``, then a chain of :data:`LONG_CHAIN_TOKENS`, sent_id ``chain``) into ``dest``, the
-    ``ud-perseus`` snapshot folder of a source tree; returns its path."""
+    ``flat``, then a chain and a cycle of :data:`LONG_CHAIN_TOKENS`, sent_ids ``chain`` and
+    ``cycle``) into ``dest``, the ``ud-perseus`` snapshot folder of a source tree; returns its path."""
     path = dest / LONG_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(long_sentence_conllu(LONG_FLAT_TOKENS, "flat", "flat")
-                    + long_sentence_conllu(LONG_CHAIN_TOKENS, "chain", "chain"), encoding="utf-8")
+                    + long_sentence_conllu(LONG_CHAIN_TOKENS, "chain", "chain")
+                    + long_sentence_conllu(LONG_CHAIN_TOKENS, "cycle", "cycle"), encoding="utf-8")
     return path
 
 
@@ -323,8 +327,8 @@ def long_sentence_runs(files, work: Path) -> dict:
     subset_tree(files, 0.0, data)
     out = {"small": scenario("small tree", _env(data, work, "small"), work, full=True)}
     long_sentence_file(data / "ud-perseus")
-    out["long"] = scenario(f"small tree + flat {LONG_FLAT_TOKENS:,}-token sentence + {LONG_CHAIN_TOKENS:,}-token chain",
-                           _env(data, work, "long"), work, full=True)
+    out["long"] = scenario(f"small tree + flat {LONG_FLAT_TOKENS:,}-token sentence + "
+                           f"{LONG_CHAIN_TOKENS:,}-token chain, cycle", _env(data, work, "long"), work, full=True)
     models = out["long"]["build"].get("model_seconds", {})
     out["slowest_models"] = dict(sorted(models.items(), key=lambda kv: -kv[1])[:3])
     return out
@@ -399,7 +403,7 @@ def print_report(report: dict) -> None:
                   f"peak RSS {gib(r.get('peak_rss_bytes'))}"
                   + (f"   FAILED: {r.get('error')}" if not r.get("ok") else ""))
     if long.get("slowest_models"):
-        print(f"    (flat {LONG_FLAT_TOKENS:,} + chain {LONG_CHAIN_TOKENS:,} tokens) slowest models: "
+        print(f"    (flat {LONG_FLAT_TOKENS:,} + chain, cycle {LONG_CHAIN_TOKENS:,} tokens) slowest models: "
               + ", ".join(f"{m} {v:.1f}s" for m, v in long["slowest_models"].items()))
     print(f"peak RSS (process tree)   {gib(fig.get('peak_rss_bytes'))} (target <= 2 GiB): {ok('peak_rss')}")
     g = report.get("growth", {})

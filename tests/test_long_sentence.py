@@ -2,16 +2,18 @@
 SPEC §13).
 
 One full build over the fixture cuts (``test_atomic.tiny_sources``) plus the file of
-:func:`sphragis.bench.long_sentence_file`: UD Perseus sentence ``flat`` (20,000 tokens, every one
-under the root verb) and ``chain`` (1,000 tokens, each under the one before: the deepest tree the
-build accepts). Every sixth token after the root is a comma, which the published tree removes.
+:func:`sphragis.bench.long_sentence_file`: UD Perseus sentences ``flat`` (20,000 tokens, every one
+under the root verb), ``chain`` (1,000 tokens, each under the one before: the deepest tree the
+build accepts) and ``cycle`` (the root verb and a cycle of 999 tokens, each under the one after).
+Every sixth token after the root is a comma, which the published tree removes.
 
 The published rows are checked exactly. Size is checked structurally, not by a clock (``make
 bench`` times and measures the peak RSS of the same two sentences): what the warehouse stores and
 what each model's query plan carries stay within a small multiple of the raw tokens. Before
-``mart_published_tokens`` became a view, its table repeated the flat sentence's 70,002-letter
+``mart_published_tokens`` became a view, its table repeated the flat sentence's 70,003-letter
 dedup_key on each of 16,667 rows (1.2 G characters; the build took 135 s instead of 15 s and
-2.3 GiB).
+2.3 GiB); before int_tree_links found cycles by pointer doubling, it walked up from each of the
+cycle's tokens around the whole cycle (999² rows; 8,000 tokens took 40 s).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from test_atomic import tiny_settings
 
 FLAT_ID = f"{bench.LONG_DOCUMENT}@flat"
 CHAIN_ID = f"{bench.LONG_DOCUMENT}@chain"
+CYCLE_ID = f"{bench.LONG_DOCUMENT}@cycle"
 #: Published tokens: the 20,000 (1,000) source tokens less their 3,333 (166) commas.
 FLAT_PUBLISHED = 16_667
 CHAIN_PUBLISHED = 834
@@ -59,7 +62,7 @@ def test_source_file_holds_both_sentences(long_build):
     _, con = long_build
     assert con.execute("""select s.upstream_sentence_id, s.n_tokens from raw_sentences s join raw_files f
                           using (file_id) where f.path = ? order by s.sentence_pos""",
-                       [bench.LONG_FILE]).fetchall() == [(FLAT_ID, 20_000), (CHAIN_ID, 1_000)]
+                       [bench.LONG_FILE]).fetchall() == [(FLAT_ID, 20_000), (CHAIN_ID, 1_000), (CYCLE_ID, 1_000)]
     assert con.execute("select count(*) from ingest_rejects where path = ?", [bench.LONG_FILE]).fetchone()[0] == 0
 
 
@@ -98,6 +101,21 @@ def test_chain_published_as_a_chain(long_build):
                        [uid]).fetchone() == (CHAIN_PUBLISHED, CHAIN_PUBLISHED, CHAIN_PUBLISHED - 1)
     assert con.execute("select count(*) from mart_published_tokens where sentence_uid = ?",
                        [uid]).fetchone()[0] == CHAIN_PUBLISHED
+
+
+def test_cycle_broken_at_its_first_token(long_build):
+    _, con = long_build
+    uid = _uid(con, CYCLE_ID)
+    # token 2 (the cycle's smallest position) loses its head and hangs from the root; the rest of
+    # the cycle is a chain below it, each token under the one after it
+    assert con.execute("""select token_pos, i, head, repair from int_tree_tokens where sentence_uid = ?
+                          and token_pos <= 2 order by token_pos""", [uid]).fetchall() == [
+        (1, 1, 0, None), (2, 2, 1, "cycle")]
+    assert con.execute("""select repair, count(*) from int_tree_tokens where sentence_uid = ? group by repair
+                          order by repair nulls first""", [uid]).fetchall() == [
+        (None, CHAIN_PUBLISHED - 167), ("cycle", 1), ("reattached_from_punct", 166)]
+    assert con.execute("select n_tokens, n_reached, max_depth from int_tree_checks where sentence_uid = ?",
+                       [uid]).fetchone() == (CHAIN_PUBLISHED, CHAIN_PUBLISHED, CHAIN_PUBLISHED - 1)
 
 
 def _chars(con, table: str) -> int:
