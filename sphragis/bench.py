@@ -16,13 +16,19 @@ tree) and keeps the peak per step (:mod:`sphragis.measure`). One run measures, i
    snapshot, the files with the smallest sha256 of their path) beside the 100 % of step 2; time
    and peak RSS per step at each size and the exponent ``b`` of ``time ≈ a · size^b`` fitted by
    least squares on log-log (size = bytes of source read), so a build on a corpus ``k`` times
-   larger is predicted to take ``k^b`` times as long.
+   larger is predicted to take ``k^b`` times as long;
+6. **long sentence** (issue #27): a full build of a small tree (the 0 % subset: one file per
+   snapshot) alone, then with one more UD Perseus file holding a flat sentence of
+   :data:`LONG_FLAT_TOKENS` tokens (every token under the root), a chain of
+   :data:`LONG_CHAIN_TOKENS` (each token under the previous one, the deepest tree the build
+   accepts) and a cycle as long; time, CPU and peak RSS of both and the models that took longest.
 
 Each child's CPU time (user + system, with the worker processes it waits for) is measured too:
 the full build's CPU divided by the machine's cores is the least wall time any schedule of that
 work could take, printed beside the ratio.
 
-Targets: full build / floor ≤ 10 (issue #14; SPEC's 2.0 stays the goal), peak RSS ≤ 2 GiB,
+Targets: full build / floor ≤ 10 (issue #14; SPEC's 2.0 stays the goal), peak RSS ≤ 2 GiB (the
+long-sentence build included),
 no-change rebuild ≤ 5 % and one-row-edit rebuild ≤ 40 % of the full build (same run). Figures go to
 ``reports/bench.json``. The machine may be shared: compare only figures of one run.
 """
@@ -46,7 +52,8 @@ from .measure import Sampler, timed_call
 
 DESCRIPTION = ("Measure SPEC §13 in one run: parse floor, full build (build --full + export --full), "
                "no-change rebuild, rebuild after a one-row works_registry.csv edit, peak RSS, and builds "
-               "from 25/50/100%% of the source files with the fitted growth exponent per step.")
+               "from 25/50/100%% of the source files with the fitted growth exponent per step, and a small "
+               "build with and without a 20,000-token sentence, a 1,000-deep chain and a 1,000-token cycle.")
 GIB = 1 << 30
 TARGETS = {"ratio": 10.0, "spec_ratio": 2.0, "peak_rss_bytes": 2 * GIB, "no_change_share": 0.05,
            "edit_share": 0.40}
@@ -54,6 +61,22 @@ SIZES = (0.25, 0.5, 1.0)
 DEFAULT_JSON = config.REPO_ROOT / "reports" / "bench.json"
 #: The one-row edit: (project, document_key of the works_registry.csv row, column, new value).
 REGISTRY_EDIT = ("agdt", "tlg0003.tlg001.perseus-grc1.1.tb.xml", "work", "History of the Peloponnesian War (edited)")
+#: The long-sentence case (issue #27): tokens of the flat sentence and of the chain and the cycle
+#: (1,000: a tree deeper than int_tree_checks follows from its root, 1,000 levels, fails the build),
+#: the file that holds them, and the ``# newdoc id`` that files them under a retained work of
+#: works_registry.csv.
+LONG_FLAT_TOKENS = 20_000
+LONG_CHAIN_TOKENS = 1_000
+LONG_FILE = "grc_perseus-ud-long.conllu"
+LONG_DOCUMENT = "tlg0008.tlg001.perseus-grc1.12.tb.xml"
+#: The words after the root verb, in turn (form, lemma, UPOS, XPOS, FEATS, DEPREL): every sixth a
+#: comma, which the published tree removes (its dependent re-attaches to its head).
+LONG_WORDS = (("λόγον", "λόγος", "NOUN", "n-s---ma-", "Case=Acc|Gender=Masc|Number=Sing", "obj"),
+              ("καλῶς", "καλῶς", "ADV", "d--------", "_", "advmod"),
+              ("ἀνήρ", "ἀνήρ", "NOUN", "n-s---mn-", "Case=Nom|Gender=Masc|Number=Sing", "nsubj"),
+              ("σοφός", "σοφός", "ADJ", "a-s---mn-", "Case=Nom|Gender=Masc|Number=Sing", "amod"),
+              ("ἐν", "ἐν", "ADP", "r--------", "_", "case"),
+              (",", ",", "PUNCT", "u--------", "_", "punct"))
 
 
 def source_files(settings: config.Settings):
@@ -105,6 +128,42 @@ def subset_tree(files, fraction: float, dest: Path) -> int:
             link.symlink_to(f.abspath)
             size += f.abspath.stat().st_size
     return size
+
+
+def long_sentence_conllu(n_tokens: int, shape: str, sent_id: str) -> str:
+    """One UD Perseus CoNLL-U sentence of ``n_tokens`` tokens under :data:`LONG_DOCUMENT`: token 1
+    is the root verb ``λέγει``; tokens 2..n are :data:`LONG_WORDS` in turn, headed by token 1
+    (``shape`` ``"flat"``), by the token before (``"chain"``), or by the token after, token n by
+    token 2 (``"cycle"``: a cycle of n - 1 tokens that the build breaks at token 2). ``# sent_id``
+    is ``<LONG_DOCUMENT>@<sent_id>``. Returns the sentence's lines and the blank line ending it.
+
+    Raises:
+        ValueError: an unknown ``shape``.
+    """
+    heads = {"flat": lambda i: 1, "chain": lambda i: i - 1, "cycle": lambda i: i + 1 if i < n_tokens else 2}
+    if shape not in heads:
+        raise ValueError(f"shape must be one of {sorted(heads)}, not {shape!r}")
+    verb_feats = "Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin|Voice=Act"
+    rows = [("λέγει", "λέγω", "VERB", "v3spia---", verb_feats, 0, "root")]
+    for i in range(2, n_tokens + 1):
+        form, lemma, upos, xpos, feats, deprel = LONG_WORDS[(i - 2) % len(LONG_WORDS)]
+        rows.append((form, lemma, upos, xpos, feats, heads[shape](i), deprel))
+    lines = [f"# newdoc id = {LONG_DOCUMENT}", f"# sent_id = {LONG_DOCUMENT}@{sent_id}",
+             "# text = " + " ".join(r[0] for r in rows)]
+    lines += ["\t".join(map(str, (i, *r, "_", "_"))) for i, r in enumerate(rows, 1)]
+    return "\n".join(lines) + "\n\n"
+
+
+def long_sentence_file(dest: Path) -> Path:
+    """Write :data:`LONG_FILE` (a flat sentence of :data:`LONG_FLAT_TOKENS` tokens, sent_id
+    ``flat``, then a chain and a cycle of :data:`LONG_CHAIN_TOKENS`, sent_ids ``chain`` and
+    ``cycle``) into ``dest``, the ``ud-perseus`` snapshot folder of a source tree; returns its path."""
+    path = dest / LONG_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(long_sentence_conllu(LONG_FLAT_TOKENS, "flat", "flat")
+                    + long_sentence_conllu(LONG_CHAIN_TOKENS, "chain", "chain")
+                    + long_sentence_conllu(LONG_CHAIN_TOKENS, "cycle", "cycle"), encoding="utf-8")
+    return path
 
 
 def edited_seeds(dest: Path) -> Path:
@@ -246,6 +305,7 @@ def run_bench(json_path: Path = DEFAULT_JSON, workdir: Path | None = None, keep:
                 size = subset_tree(files, frac, work / f"data-{tag}")
                 sizes[frac] = (size, scenario(f"{int(frac * 100)}% build", _env(work / f"data-{tag}", work, tag),
                                               work, full=True))
+        report["long_sentence"] = long_sentence_runs(files, work)
         floors.append(parse_floor(files))
         report["floor"] = min(floors, key=lambda f: f["seconds"])
         report["runs"] = runs
@@ -258,6 +318,20 @@ def run_bench(json_path: Path = DEFAULT_JSON, workdir: Path | None = None, keep:
         if not workdir and not keep:
             shutil.rmtree(work, ignore_errors=True)
     return report
+
+
+def long_sentence_runs(files, work: Path) -> dict:
+    """Step 6 of the module docstring: full builds (and exports) of the 0 % subset of ``files``
+    alone (``small``) and with :func:`long_sentence_file` beside it (``long``)."""
+    data = work / "data-long"
+    subset_tree(files, 0.0, data)
+    out = {"small": scenario("small tree", _env(data, work, "small"), work, full=True)}
+    long_sentence_file(data / "ud-perseus")
+    out["long"] = scenario(f"small tree + flat {LONG_FLAT_TOKENS:,}-token sentence + "
+                           f"{LONG_CHAIN_TOKENS:,}-token chain, cycle", _env(data, work, "long"), work, full=True)
+    models = out["long"]["build"].get("model_seconds", {})
+    out["slowest_models"] = dict(sorted(models.items(), key=lambda kv: -kv[1])[:3])
+    return out
 
 
 def _growth(sizes: dict) -> dict:
@@ -273,7 +347,7 @@ def _figures(report: dict) -> dict:
     runs, floor = report["runs"], report["floor"]["seconds"]
     full = runs["full"]["wall_seconds"] if runs["full"]["ok"] else None
     share = {k: runs[k]["wall_seconds"] / full if full and runs[k]["ok"] else None for k in ("no_change", "edit")}
-    peak = max(r["peak_rss_bytes"] for r in runs.values())
+    peak = max(r["peak_rss_bytes"] for r in [*runs.values(), *_long_runs(report)])
     # the full build's CPU (user + system, process tree) over this machine's cores: no schedule of
     # that work can take less wall time, so it bounds the ratio from below without less work
     cpu, cpus = runs["full"].get("cpu_seconds"), report.get("cpus") or 1
@@ -286,6 +360,11 @@ def _figures(report: dict) -> dict:
                     "peak_rss": peak <= TARGETS["peak_rss_bytes"],
                     "no_change_share": share["no_change"] is not None and share["no_change"] <= TARGETS["no_change_share"],
                     "edit_share": share["edit"] is not None and share["edit"] <= TARGETS["edit_share"]}}
+
+
+def _long_runs(report: dict) -> list[dict]:
+    long = report.get("long_sentence") or {}
+    return [long[k] for k in ("small", "long") if k in long]
 
 
 def print_report(report: dict) -> None:
@@ -316,6 +395,16 @@ def print_report(report: dict) -> None:
         b = r.get("build", {})
         print(f"    models built/reused {b.get('status')}, tests run/skipped {b.get('tests')}, "
               f"export {(r.get('export') or {}).get('reuse')}")
+    long = report.get("long_sentence") or {}
+    for k, label in (("small", "small tree (0% subset)"), ("long", "  + long sentences")):
+        r = long.get(k)
+        if r:
+            print(f"{label:<26}{secs(r.get('wall_seconds'))}   CPU {secs(r.get('cpu_seconds'))}   "
+                  f"peak RSS {gib(r.get('peak_rss_bytes'))}"
+                  + (f"   FAILED: {r.get('error')}" if not r.get("ok") else ""))
+    if long.get("slowest_models"):
+        print(f"    (flat {LONG_FLAT_TOKENS:,} + chain, cycle {LONG_CHAIN_TOKENS:,} tokens) slowest models: "
+              + ", ".join(f"{m} {v:.1f}s" for m, v in long["slowest_models"].items()))
     print(f"peak RSS (process tree)   {gib(fig.get('peak_rss_bytes'))} (target <= 2 GiB): {ok('peak_rss')}")
     g = report.get("growth", {})
     if g:
@@ -347,7 +436,7 @@ def _run(args: argparse.Namespace) -> int:
         return child_main(args.child, Path(args.child_report), full=args.full, seeds=args.seeds)
     report = run_bench(Path(args.json), Path(args.workdir) if args.workdir else None, args.keep, not args.no_growth)
     print_report(report)
-    return 0 if all(r["ok"] for r in report.get("runs", {}).values()) else 1
+    return 0 if all(r["ok"] for r in [*report.get("runs", {}).values(), *_long_runs(report)]) else 1
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

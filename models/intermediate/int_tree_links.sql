@@ -114,7 +114,8 @@ reachable as (
     select * from reach
 ),
 
-unreached as materialized (
+-- (read by cycle_jumps, whose USING KEY sqlfluff cannot parse: hence the noqa)
+unreached as materialized (  -- noqa: ST03
     select
         l.sentence_uid,
         l.token_pos,
@@ -124,41 +125,45 @@ unreached as materialized (
     anti join reachable as r on l.sentence_uid = r.sentence_uid and l.token_pos = r.token_pos
 ),
 
-cycle_walk as (
-    -- walk up from every unreached token (all its ancestors are unreached too), at most
-    -- n_unreached steps; coming back to the start means the start is on a cycle
-    with recursive walk (sentence_uid, start_pos, cur_pos, steps, n_unreached) as (
+cycle_jumps as (
+    -- pointer doubling over the unreached tokens (each one's parent is unreached too): after k
+    -- rounds `anc` is the token 2^k steps up and `min_pos` the smallest position on those 2^k
+    -- steps; rounds stop once 2^k >= n_unreached, so `anc` is on a cycle and its `min_pos` covers
+    -- that whole cycle (log2 rounds over the unreached tokens, not a walk from each of them)
+    with recursive jump (sentence_uid, token_pos, anc, min_pos, rounds, n_unreached)  -- noqa: PRS
+    using key (sentence_uid, token_pos) as (
         select
             sentence_uid,
             token_pos,
             src_parent,
-            1,
+            token_pos,
+            0,
             n_unreached
         from unreached
-        union all
+        union
         select
-            w.sentence_uid,
-            w.start_pos,
-            u.src_parent,
-            w.steps + 1,
-            w.n_unreached
-        from walk as w
-        inner join unreached as u on w.sentence_uid = u.sentence_uid and w.cur_pos = u.token_pos
-        where w.cur_pos <> w.start_pos and w.steps < w.n_unreached
+            j.sentence_uid,
+            j.token_pos,
+            a.anc,
+            least(j.min_pos, a.min_pos),
+            j.rounds + 1,
+            j.n_unreached
+        from jump as j
+        inner join recurring.jump as a on j.sentence_uid = a.sentence_uid and j.anc = a.token_pos
+        where pow(2, j.rounds) < j.n_unreached
     )
 
-    select * from walk
+    select * from jump
 ),
 
 cycle_breakers as (
-    -- a cycle is broken at its member with the smallest position: a member's walk visits exactly
-    -- the cycle, so that member is the one whose walk returns and never goes below its own position
-    select
-        sentence_uid,
-        start_pos as token_pos
-    from cycle_walk
-    group by sentence_uid, start_pos
-    having bool_or(cur_pos = start_pos) and min(cur_pos) = start_pos
+    -- a cycle is broken at its member with the smallest position: the `min_pos` of the cycle
+    -- member every unreached token's `anc` is
+    select distinct
+        c.sentence_uid,
+        c.min_pos as token_pos
+    from cycle_jumps as j
+    inner join cycle_jumps as c on j.sentence_uid = c.sentence_uid and j.anc = c.token_pos
 ),
 
 fixed as (
