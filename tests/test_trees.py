@@ -21,7 +21,7 @@ from conftest import dev_warehouse_tables
 from sphragis import runner
 from sphragis.config import SEEDS_DIR
 
-TREE_MODELS = ["int_split_words", "int_token_forms", "int_token_relations", "int_tree_links", "int_tree_tokens",
+TREE_MODELS = ["int_source_lexicon", "int_split_words", "int_token_forms", "int_token_relations", "int_tree_links", "int_tree_tokens",
                "int_tree_checks", "mart_relation_rules", "mart_tree_repairs"]
 PUBLISHED_DEPRELS = {"root", "nsubj", "obj", "ccomp", "obl", "nmod", "advmod", "case", "conj", "dep"}
 ART = "artificial"
@@ -177,7 +177,7 @@ def _tables(con: duckdb.DuckDBPyConnection, sentences: dict) -> None:
         head_num integer, relation varchar, is_artificial boolean, is_word boolean,
         is_multiword boolean default false)""")
     con.execute("""create table int_token_morphology (sentence_uid bigint, token_pos integer, tag varchar,
-        upos varchar, is_punct boolean)""")
+        upos varchar, is_punct boolean, lemma varchar default null)""")
     con.execute("create table int_sentences (sentence_uid bigint, project varchar, n_tokens integer)")
     for uid, (project, rows) in sentences.items():
         ud = project.startswith("ud_")
@@ -187,7 +187,8 @@ def _tables(con: duckdb.DuckDBPyConnection, sentences: dict) -> None:
                         [project, uid, pos, id_, _int(id_), form, postag, upos, head, _int(head), rel,
                          ART in flags])
             is_punct = (postag or "").startswith("u") or upos == "PUNCT"
-            con.execute("insert into int_token_morphology values (?, ?, ?, ?, ?)",
+            con.execute("insert into int_token_morphology (sentence_uid, token_pos, tag, upos, is_punct) "
+                        "values (?, ?, ?, ?, ?)",
                         [uid, pos, postag, "PUNCT" if is_punct else upos, is_punct])
         con.execute("insert into int_sentences values (?, ?, ?)", [uid, project, len(rows)])
 
