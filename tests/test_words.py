@@ -170,6 +170,14 @@ NUMERALS = {
 }
 
 
+def test_crasis_coronis_is_no_elision_mark():
+    """A psili on the one long vowel or diphthong after the consonants of a one-syllable word is a
+    crasis coronis (AGDT κοὐ, κεἰ, χὠ: lexicon check `κου’`, `κει’`, `χω’`); δἰ stays elided."""
+    con = _db({21: [a(1, "κοὐ", "d--------"), a(2, "κεἰ", "c--------"), a(3, "χὠ", "c--------"),
+                    a(4, "ὀ", "l--------"), a(5, "δἰ", "r--------")]})
+    assert _published(con, 21) == ["κοὐ", "κεἰ", "χὠ", "ὀ", "δι’"]
+
+
 def test_numerals_have_one_published_form():
     con = _db(NUMERALS)
     assert _published(con, 20) == ["ρ’", "ρ’", "οε’", "η’", "ι’", "δύ’", "εἰ"]
@@ -185,3 +193,78 @@ def _text(con, project: str, file_name: str, sentence_pos: int) -> str:
                        [project, file_name, sentence_pos]).fetchall()
     assert len(rows) == 1, rows
     return rows[0][0]
+
+
+@pytest.mark.integration
+def test_prodelision_is_published_as_pedalion_writes_it(real_warehouse):
+    """AGDT Sophocles (Phil. 1) writes the prodelision of ἐξεγερεῖς as a token holding a bare
+    combining psili before `ξεγερεῖς`; Pedalion writes `’ξεγερεῖς`: one text, and the tree lost
+    the mark token (native_syntax names both source ids)."""
+    text = ("οὐ μή ’ξεγερεῖς τόν ὕπνῳ κάτοχον κἀκκινήσεις κἀναστήσεις φοιτάδα δεινήν νόσον ὦ τέκνον")
+    assert _text(real_warehouse, "agdt", "tlg0011.tlg001.perseus-grc2.tb.xml", 497) == text
+    assert _text(real_warehouse, "pedalion", "external_examplesentences.xml", 110) == text
+    # Aeschylus (Sept.): μή ’λθῃς
+    text = "μή ’λθῃς ὁδούς σύ τάσδ’ ἐφ’ ἑβδόμαις πύλαις"
+    assert _text(real_warehouse, "agdt", "tlg0085.tlg004.perseus-grc2.tb.xml", 329) == text
+    assert _text(real_warehouse, "pedalion", "external_examplesentences.xml", 204) == text
+    repair = real_warehouse.execute("""select t.repair from int_published_tokens t join int_sentences s
+        using (sentence_uid) where s.project = 'agdt' and s.file_name = 'tlg0011.tlg001.perseus-grc2.tb.xml'
+        and s.sentence_pos = 497 and t.form = '’ξεγερεῖς'""").fetchall()
+    assert repair == [("reattached_from_elliptic;split_word:3+4:prodelision_mark_attached;extra_root",)]
+
+
+@pytest.mark.integration
+def test_elision_mark_token_is_published_on_its_word(real_warehouse):
+    """Gorman (Aeschines 1, quoting Il. 18.95) writes `οἷ` + `᾽`; AGDT's Iliad writes `οἷ’`."""
+    text = "ὠκύμορος δή μοι τέκος ἔσσεαι οἷ’ ἀγορεύεις"
+    assert _text(real_warehouse, "gorman", "Aeschines 1 101-150 bu1.xml", 160) == text
+    assert _text(real_warehouse, "agdt", "tlg0012.tlg001.perseus-grc1_18.tb.xml", 50) == text
+
+
+@pytest.mark.integration
+def test_crasis_pieces_are_published_as_the_crasis_word(real_warehouse):
+    """Pedalion writes `κ-` + `ἐκεῖνον` (glued before as κἐκεῖνον), Gorman `κ-` + `ἀκεῖνον`; both
+    publish the κἀκεῖνον AGDT writes (seed crasis_forms), so the two records now pair."""
+    text = "φαρνάβαζος δέ ἀξιῶν δεῖν κἀκεῖνον ὀμνύναι περιέμενεν ἐν καλχηδόνι μέχρι ἔλθοι ἐκ τοῦ βυζαντίου"
+    assert _text(real_warehouse, "pedalion", "example-sentences.xml", 915) == text
+    assert _text(real_warehouse, "gorman", "xen hell 1_1-4 bu2.xml", 134) == text
+    assert real_warehouse.execute("""select p.text_identical from mart_cross_project_pairs p
+        join int_sentences s on s.sentence_uid = p.sentence_uid_b
+        where p.project_pair = 'gorman–pedalion' and s.file_name = 'example-sentences.xml'
+        and s.sentence_pos = 915""").fetchall() == [(True,)]
+
+
+@pytest.mark.integration
+def test_no_published_word_is_glued_or_a_bare_mark(real_warehouse):
+    """No published form is only marks; the glued non-words of the issue are gone; every hyphen
+    word publishes the crasis table's word, a concatenation some source writes unsplit, or one of
+    its own pieces."""
+    con = real_warehouse
+    assert con.execute("select count(*) from int_published_tokens where not regexp_matches(form, '\\p{L}')"
+                       ).fetchone() == (0,)
+    glued = ["ὁἐμός", "τἐναντία", "κἐγώ", "τὄνομα", "ἁἐγώ", "τταὔτ’", "δέδέ", "ὦἐλάφιον", "ὠἄνθρωποι", "ἐγώοἶδ’"]
+    assert con.execute("select count(*) from int_published_tokens where list_contains(?, form)", [glued]
+                       ).fetchone() == (0,)
+    bad = con.execute("""
+        select w.word_id, p.form from int_split_words w
+        join int_published_tokens p on p.sentence_uid = w.sentence_uid and p.token_pos = w.token_pos
+        where w.is_survivor and w.split_kind = 'hyphen' and w.resolution not in ('crasis_table', 'source_surface')
+          and p.form not in (select f.form from int_token_forms f join int_split_words x
+                             on f.sentence_uid = x.sentence_uid and f.token_pos = x.token_pos
+                             where x.word_id = w.word_id)""").fetchall()
+    assert bad == []
+
+
+@pytest.mark.integration
+def test_word_classes_are_counted_per_project(real_warehouse):
+    got = {r[0]: r[1:] for r in real_warehouse.execute("""
+        select project, split_words_from_crasis_table, split_words_source_surface, split_words_longer_piece_kept,
+               elision_marks_attached, prodelision_marks_attached, numerals_keraia_unified,
+               tags_plausible_reading from mart_representation_changes""").fetchall()}
+    assert got["agdt"] == (75, 12, 21, 0, 109, 1, 0)
+    assert got["gorman"] == (890, 3235, 140, 2, 1, 20, 0)
+    assert got["pedalion"] == (385, 31, 184, 0, 0, 3, 1)
+    assert got["ud_proiel"] == (0, 0, 0, 0, 0, 0, 0)
+    # the six-position verb tag of Pedalion's ἀποδέξησθε is read as a finite verb
+    assert real_warehouse.execute("""select tag, tag_rule, upos from int_token_morphology
+        where postag = 'v2pasm'""").fetchall() == [("v2pasm---", "padded+plausible_reading", "VERB")]

@@ -59,7 +59,7 @@ crasis_forms as (
         {{ lexicon_key('piece_1') }} as key_1,  -- noqa: PRS
         {{ lexicon_key('piece_2') }} as key_2  -- noqa: PRS
     from {{ ref('crasis_forms') }}
-    qualify row_number() over (partition by key_1, key_2 order by surface_tokens desc, surface) = 1
+    qualify row_number() over (partition by key_1, key_2 order by surface_tokens desc, surface asc) = 1
 ),
 
 elision_marks as (
@@ -159,7 +159,7 @@ mark_tokens as (
     cross join elision_marks as e  -- noqa: AL05
     where
         t.is_word and not t.is_artificial and t.form <> ''
-        and len(list_filter(string_split(t.form, ''), lambda c: not list_contains(e.marks, c))) = 0  -- noqa: PRS, LT02
+        and len(list_filter(string_split(t.form, ''), lambda c: not list_contains(e.marks, c))) = 0  -- noqa: PRS, LT02, RF02
 ),
 
 mark_neighbours as (
@@ -361,10 +361,10 @@ ranked as (
             partition by word_id
             order by
                 -- a word left unresolved keeps its longer piece (its letters), whatever heads it
-                case when resolution = 'longer_piece' then -length(regexp_replace(form, '[^\p{L}]', '', 'g')) end,
+                case when resolution = 'longer_piece' then -length(regexp_replace(form, '[^\p{L}]', '', 'g')) end asc,
                 -- a mark never survives its word
-                case when split_kind in ('elision_mark', 'prodelision_mark') then is_clitic end,
-                is_headed_inside,
+                case when split_kind in ('elision_mark', 'prodelision_mark') then is_clitic end asc,
+                is_headed_inside asc,
                 is_clitic asc,
                 length(form) desc,
                 token_pos

@@ -155,8 +155,9 @@ psili_elided as (
     -- a word-final letter carrying only a smooth breathing is an elision mark (or a numeral's
     -- keraia) written as psili (UD Perseus: παῤ, δἰ, ἐκέλεὐ, ῤ for ρ’; a combining psili after
     -- a vowel composes to the same letters under NFC): the letter loses it and U+2019 follows. A
-    -- breathing is genuine only on a word-initial vowel, so the one exception is a two-letter
-    -- word-initial diphthong (εἰ, οὐ, αἰ, εὐ): a vowel after a vowel in a 2-letter word.
+    -- breathing is genuine on a word-initial vowel (a one-letter word ὀ, a two-letter word-initial
+    -- diphthong εἰ, οὐ, αἰ, εὐ), and a crasis coronis on the one long vowel or diphthong after the
+    -- consonants of a one-syllable word (κοὐ, κεἰ, χὠ, χοἰ; δἰ, with a short ι, is elided διά).
     select
         i.*,
         case
@@ -164,8 +165,11 @@ psili_elided as (
                 p.base is not null
                 and (
                     not p.requires_preceding_consonant
-                    or length(i.form_nfc0) <> 2
-                    or regexp_matches(strip_accents(lower(i.form_nfc0[1:1])), '[βγδζθκλμνξπρσςτφχψ]')
+                    or (
+                        (length(i.form_nfc0) > 2 or regexp_matches(strip_accents(lower(i.form_nfc0[1:1])), '[βγδζθκλμνξπρσςτφχψ]'))
+                        -- a crasis coronis: consonants and one long vowel or diphthong (κοὐ, κεἰ, χὠ)
+                        and not regexp_full_match(strip_accents(lower(i.form_nfc0)), '[βγδζθκλμνξπρσςτφχψ]+(?:[αεηιουω][ιυ]|[ηω])')
+                    )
                 )
                 then left(i.form_nfc0, -1) || p.base || chr(8217)
             else i.form_nfc0

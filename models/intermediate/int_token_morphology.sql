@@ -157,9 +157,12 @@ readings as (
     select
         postag,
         candidate,
-        not (
-            (substr(candidate, 1, 1) = 'v' and substr(candidate, 5, 1) in ('i', 's', 'o', 'm') and substr(candidate, 7, 3) <> '---')
-            or (substr(candidate, 1, 1) = 'v' and substr(candidate, 5, 1) = 'n' and substr(candidate, 2, 2) <> '--')
+        coalesce(
+            substr(candidate, 1, 1) <> 'v'
+            or (substr(candidate, 5, 1) not in ('i', 's', 'o', 'm', 'n'))
+            or (substr(candidate, 5, 1) = 'n' and substr(candidate, 2, 2) = '--')
+            or (substr(candidate, 5, 1) <> 'n' and substr(candidate, 7, 3) = '---'),
+            false
         ) as is_plausible
     from well_formed
 ),

@@ -124,7 +124,7 @@ select
     -- the proposal: vowels kept, then the spelling written most often
     row_number() over (
         partition by piece_1, piece_2
-        order by keeps_piece_vowels desc, is_concatenation desc, n_surface_tokens desc, surface
+        order by keeps_piece_vowels desc, is_concatenation desc, n_surface_tokens desc, surface asc
     ) = 1 as is_proposed
 from matched
-order by piece_1, piece_2, is_proposed desc, n_surface_tokens desc, surface
+order by piece_1 asc, piece_2 asc, is_proposed desc, n_surface_tokens desc, surface asc
