@@ -52,7 +52,7 @@ def lexicon_check_size(con: duckdb.DuckDBPyConnection) -> tuple[int, int]:
     Raises:
         duckdb.CatalogException: the warehouse has no ``mart_lexicon_check``.
     """
-    forms, tokens = con.table(LEXICON_MART).aggregate("count(*), coalesce(sum(n_tokens), 0)").fetchone()
+    ((forms, tokens),) = con.table(LEXICON_MART).aggregate("count(*), coalesce(sum(n_tokens), 0)").fetchall()
     return int(forms), int(tokens)
 
 

@@ -62,10 +62,7 @@ crasis_forms as (
     qualify row_number() over (partition by key_1, key_2 order by surface_tokens desc, surface asc) = 1
 ),
 
-elision_marks as (
-    select list(chr(('0x' || substr(codepoint, 3))::integer)) as marks
-    from {{ ref('elision_marks') }}
-),
+elision_marks as ({{ seed_elision_marks() }}),
 
 hyphen_sentences as (
     -- only a sentence of an XML project with a word token that has a hyphen at an edge can hold

@@ -49,10 +49,7 @@ editorial_marks as ({{ seed_editorial_marks() }}),
 
 lookalike_pairs as ({{ seed_lookalike_pairs() }}),
 
-elision_marks as (
-    select list(chr(('0x' || substr(codepoint, 3))::integer)) as marks
-    from {{ ref('elision_marks') }}
-),
+elision_marks as ({{ seed_elision_marks() }}),
 
 psili_letters as (select * from {{ ref('elision_psili_letters') }}),
 
@@ -155,9 +152,10 @@ psili_elided as (
     -- a word-final letter carrying only a smooth breathing is an elision mark (or a numeral's
     -- keraia) written as psili (UD Perseus: παῤ, δἰ, ἐκέλεὐ, ῤ for ρ’; a combining psili after
     -- a vowel composes to the same letters under NFC): the letter loses it and U+2019 follows. A
-    -- breathing is genuine on a word-initial vowel (a one-letter word ὀ, a two-letter word-initial
-    -- diphthong εἰ, οὐ, αἰ, εὐ), and a crasis coronis on the one long vowel or diphthong after the
-    -- consonants of a one-syllable word (κοὐ, κεἰ, χὠ, χοἰ; δἰ, with a short ι, is elided διά).
+    -- breathing is genuine on a two-letter word-initial diphthong (εἰ, οὐ, αἰ, εὐ; a lone letter
+    -- with psili, ἀ, is a numeral's keraia: α’ as Gorman's α᾽), and a crasis coronis on the one long
+    -- vowel or diphthong after the consonants of a one-syllable word (κοὐ, κεἰ, χὠ, χοἰ; δἰ, with a
+    -- short ι, is elided διά).
     select
         i.*,
         case
@@ -166,7 +164,7 @@ psili_elided as (
                 and (
                     not p.requires_preceding_consonant
                     or (
-                        (length(i.form_nfc0) > 2 or regexp_matches(strip_accents(lower(i.form_nfc0[1:1])), '[βγδζθκλμνξπρσςτφχψ]'))
+                        (length(i.form_nfc0) <> 2 or regexp_matches(strip_accents(lower(i.form_nfc0[1:1])), '[βγδζθκλμνξπρσςτφχψ]'))
                         -- a crasis coronis: consonants and one long vowel or diphthong (κοὐ, κεἰ, χὠ)
                         and not regexp_full_match(strip_accents(lower(i.form_nfc0)), '[βγδζθκλμνξπρσςτφχψ]+(?:[αεηιουω][ιυ]|[ηω])')
                     )

@@ -10,6 +10,11 @@ select list(struct_pack(latin := latin, greek := greek, greek_word_final := gree
 select list(mark order by length(mark) desc, mark) as marks from {{ ref('editorial_marks') }}
 {%- endmacro %}
 
+{%- macro seed_elision_marks() -%}
+{#- the seed elision_marks as one list of characters (select it in a CTE named elision_marks) -#}
+select list(chr(('0x' || substr(codepoint, 3))::integer)) as marks from {{ ref('elision_marks') }}
+{%- endmacro %}
+
 {%- macro remove_editorial_marks(expr, marks) -%}
 {#- only strings with a non-letter, non-mark character can hold a mark: the others skip the list -#}
 case

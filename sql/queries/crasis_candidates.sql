@@ -75,8 +75,11 @@ writers as (
         and (is_word or is_multiword)
         and not contains(form, '-')
         and regexp_matches(trim(form), '^\p{L}')
+        -- a letter with a breathing (precomposed, or a combining or spacing psili/dasia) after the
+        -- first character and before another letter (built-in functions only: `sphragis sql` runs it)
         and regexp_matches(
-            regexp_replace(nfd(nfc_normalize(trim(form))), '^\p{L}\p{M}*', ''), '[\x{0313}\x{0314}\x{0343}\x{1FBD}]\p{M}*\p{L}'
+            substr(nfc_normalize(trim(form)), 2),
+            '(?:[\x{1F00}-\x{1F6F}\x{1F80}-\x{1FAF}\x{1FE4}\x{1FE5}]|[\x{0313}\x{0314}\x{0343}\x{1FBD}])\p{M}*\p{L}'
         )
 ),
 
