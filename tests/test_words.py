@@ -266,6 +266,8 @@ def test_word_classes_are_counted_per_project(real_warehouse):
     assert got["gorman"] == (890, 3235, 140, 2, 1, 20, 0)
     assert got["pedalion"] == (385, 31, 184, 0, 0, 3, 1)
     assert got["ud_proiel"] == (0, 0, 0, 0, 0, 0, 0)
+    # the lexicon check (689 forms, 1,268 tokens on main before issue 30)
+    assert real_warehouse.execute("select count(*), sum(n_tokens) from mart_lexicon_check").fetchall() == [(539, 651)]
     # the six-position verb tag of Pedalion's ἀποδέξησθε is read as a finite verb
     assert real_warehouse.execute("""select tag, tag_rule, upos from int_token_morphology
         where postag = 'v2pasm'""").fetchall() == [("v2pasm---", "padded+plausible_reading", "VERB")]
