@@ -31,9 +31,10 @@ build: fetch  ## ingest every treebank and build the SQL models into SPHRAGIS_WA
 rebuild: install  ## rebuild the SQL models without re-ingesting
 	$(SPHRAGIS) build --models-only
 
-export: build  ## the main job: fetch + build + write the benchmark (+ leakage report) to SPHRAGIS_OUT
+export: build  ## the main job: fetch + build + write the benchmark (+ leakage report, leaderboard) to SPHRAGIS_OUT
 	$(SPHRAGIS) export
 	$(SPHRAGIS) audit
+	if [ -d leaderboard ]; then $(SPHRAGIS) leaderboard leaderboard; fi
 
 treebank: build  ## leakage-clean CoNLL-U training treebank + manifest (seed 001) into dist/treebank
 	$(SPHRAGIS) export-treebank
@@ -44,7 +45,8 @@ audit: install  ## leakage audit and text baselines over the export (SPEC §11)
 report: install  ## variation and leakage report (Markdown + charts) into reports/
 	$(SPHRAGIS) report
 
-docs: install  ## the static data-dictionary site (lineage, columns, samples, variation charts) into site/
+docs: install  ## regenerate docs/*.md from seeds and models, then the data-dictionary site (docs, lineage, columns, samples, charts) into site/
+	$(BIN)/python -m sphragis.workbench.pages docs
 	$(SPHRAGIS) docs
 
 docs-check: docs  ## open site/ in headless Chromium (Debian packages) and check every link and console

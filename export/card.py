@@ -11,7 +11,8 @@ files of the export directory only:
 * ``metadata/source_revisions.json`` (pinned revisions);
 * ``metadata/leakage_report.json`` (the leaderboard; written by ``sphragis audit``, which runs
   after ``sphragis export`` and then re-renders the card: an export that has not been audited
-  says so in its leaderboard section);
+  says so in its leaderboard section) and ``metadata/leaderboard.json`` (the scored submissions
+  ``sphragis leaderboard`` accepted; the rows are :func:`sphragis.leaderboard.board`);
 * the Parquet files (the Arrow schema of each column and one example row).
 
 No figure is typed into the template: every number comes from one of those files. The YAML
@@ -23,6 +24,7 @@ ships).
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +33,7 @@ import jinja2
 import pyarrow.parquet as pq
 import yaml
 
-from sphragis import config
+from sphragis import config, leaderboard
 
 from sphragis.benchmark import CONFIGS, SPLITS
 
@@ -41,6 +43,9 @@ TEMPLATES = config.PACKAGE_DIR / "templates"
 
 #: Tokens of the example row's ``conllu`` shown in the card (the rest elided).
 EXAMPLE_TOKENS = 3
+#: The example instance is the shortest ``sentence_1`` validation row of at least this many tokens
+#: (a one-word sentence shows nothing of the trees).
+EXAMPLE_MIN_TOKENS = 8
 
 #: Hub metadata that does not depend on the build (the Hub's controlled vocabularies).
 CARD_METADATA = {
@@ -129,13 +134,15 @@ def header(configs: dict[str, dict[str, dict]], out: Path | None = None) -> dict
 
 
 def _example(out: Path) -> dict:
-    """The shortest ``sentence_1`` validation row (ties by id) as card JSON, ``conllu`` trimmed
-    (``json`` is None when the split is empty)."""
+    """The shortest ``sentence_1`` validation row of at least :data:`EXAMPLE_MIN_TOKENS` tokens
+    (ties by id; the longest row when none is that long) as card JSON, ``conllu`` trimmed (``json``
+    is None when the split is empty)."""
     path = _parquet(out, "sentence_1", "validation")
     con = duckdb.connect()
     try:
-        row = con.sql("select * from read_parquet($path) order by len(conllu[1][1]), id limit 1",
-                      params={"path": str(path)}).to_arrow_table()
+        row = con.sql("select * from read_parquet($path) "
+                      "order by len(conllu[1][1]) >= $min desc, "
+                      "if(len(conllu[1][1]) >= $min, len(conllu[1][1]), -len(conllu[1][1])), id limit 1", params={"path": str(path), "min": EXAMPLE_MIN_TOKENS}).to_arrow_table()
     finally:
         con.close()
     if not row.num_rows:
@@ -144,7 +151,8 @@ def _example(out: Path) -> dict:
     tokens = rec["conllu"][0][0]
     rec["conllu"] = [[tokens[:EXAMPLE_TOKENS] + (["…"] if len(tokens) > EXAMPLE_TOKENS else [])]]
     text = json.dumps(rec, ensure_ascii=False, indent=2, default=str)
-    return {"split": "validation", "json": text, "n_tokens": len(tokens), "shown_tokens": min(len(tokens), EXAMPLE_TOKENS)}
+    return {"split": "validation", "json": text, "n_tokens": len(tokens), "shown_tokens": min(len(tokens), EXAMPLE_TOKENS),
+            "min_tokens": EXAMPLE_MIN_TOKENS}
 
 
 def _fields(out: Path) -> list[dict]:
@@ -222,6 +230,7 @@ def context(out: Path) -> dict:
         "main": main,
         "configurations": configurations,
         "leaderboard": _leaderboard(leakage),
+        "board": leaderboard.board(out),
         "genres": report["genres"],
         "example": _example(out),
         "fields": _fields(out),
@@ -230,14 +239,38 @@ def context(out: Path) -> dict:
         "per_author": per_author,
         "seed_totals": seed_totals,
         "held_out": report["held_out_splits"],
-        "retained_pseudonymous": sorted(config.RETAINED_PSEUDONYMOUS_AUTHORS),
+        # only the labels with rows: the registry's list may name authors no source holds
+        "retained_pseudonymous": sorted(set(config.RETAINED_PSEUDONYMOUS_AUTHORS)
+                                        & {a["author"] for a in per_author if a["total"]}),
+        "citation_year": max(s["commit_date"][:4] for s in sources),
         "exclusions": report["exclusions"],
         "pipeline": report["pipeline"],
         "priority": [p["treebank_source"] for p in config.projects()],
         "merges": report["merge_effects"],
         "recon": {**recon["summary"], "rows": recon_rows, "files": recon["missing_files"]},
         "licenses": report["license_rows"],
+        "overlap": _overlap(report["passage_overlap"]),
     }
+
+
+def _overlap(section: dict) -> dict:
+    """The card's passage-overlap limitation from build_report.json's ``passage_overlap``: the
+    summary row and, per configuration and evaluation split, the rows with a near-twin in train
+    before and after (class ``any``) with this build's count per class."""
+    cells: dict[tuple[str, str], dict] = {}
+    for r in section["leaks"]:
+        cell = cells.setdefault((r["config"], r["split"]), {"config": r["config"], "split": r["split"], "by_class": {}})
+        if r["overlap_class"] == "any":
+            cell.update(evaluation_rows=r["evaluation_rows"], before=r["rows_with_twin_before"],
+                        after=r["rows_with_twin_after"])
+        else:
+            cell["by_class"][r["overlap_class"]] = r["rows_with_twin_after"]
+    return {"summary": section["summary"], "cells": [cells[k] for k in sorted(cells, key=_config_split_order)]}
+
+
+def _config_split_order(key: tuple[str, str]) -> tuple[int, int]:
+    """Sort key of a (config, split): the order of CONFIGS, then of SPLITS."""
+    return CONFIGS.index(key[0]), SPLITS.index(key[1])
 
 
 def _env() -> jinja2.Environment:
@@ -247,6 +280,7 @@ def _env() -> jinja2.Environment:
     env.filters["signed"] = lambda v: f"{v:+,}" if v else "0"
     env.filters["pct"] = lambda d: f"{100 * d['accuracy']:.1f} / {100 * d['macro_f1']:.1f}"
     env.filters["pp"] = lambda v: "–" if v is None else f"{v:.2f}"
+    env.filters["frac"] = lambda v: "–" if v is None else f"{100 * v:.1f}"
     return env
 
 
@@ -255,16 +289,64 @@ def render_card(out: Path) -> str:
     return _env().get_template(CARD_TEMPLATE).render(**context(out))
 
 
+def check_card(text: str, out: Path) -> list[str]:
+    """What the card says that the export does not bear out (empty list: nothing).
+
+    * every retained pseudonymous label the card names, and every author of the ``sentence_1``
+      table of "Data Splits", has rows in ``sentence_1`` (any split); every author of the
+      source-held-out table has rows in ``source_held_out_1``;
+    * the parts of every merge of the Annotations table add up to 100 % (each share is printed
+      with two decimals, so the sum may be off by 0.005 per part).
+    """
+    problems: list[str] = []
+    con = duckdb.connect()
+    try:
+        authors = {}
+        for cfg in ("sentence_1", "source_held_out_1"):
+            files = [str(_parquet(out, cfg, s)) for s in SPLITS if _parquet(out, cfg, s).is_file()]
+            authors[cfg] = {a for (a,) in con.execute("select distinct author from read_parquet($f)",
+                                                      {"f": files}).fetchall()} if files else set()
+    finally:
+        con.close()
+    m = re.search(r"Retained pseudonymous labels with rows in\s+this export: (.+?)\. Sentences per", text, re.S)
+    named = [] if m is None or m.group(1).startswith("none") else [a.strip() for a in m.group(1).split(",")]
+    problems += [f"names retained pseudonymous label {a!r}, which has no row in sentence_1"
+                 for a in named if a not in authors["sentence_1"]]
+    splits_section = text.split("### Data Splits", 1)[-1].split("## Dataset Creation", 1)[0]
+    main_part, _sep, held_part = splits_section.partition("Source-held-out track")
+    for cfg, part, first_num in (("sentence_1", main_part, 1), ("source_held_out_1", held_part, 2)):
+        for line in part.splitlines():
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if (len(cells) > first_num + 2 and not cells[0].startswith(("**", "author", "---"))
+                    and all(re.fullmatch(r"[\d,]+", c) for c in cells[first_num:first_num + 3])
+                    and cells[0] not in authors[cfg]):
+                problems.append(f"names author {cells[0]!r}, which has no row in {cfg}")
+    sums: dict[tuple[str, str], list[float]] = {}
+    section = text.split("### Annotations", 1)[-1].split("### ", 1)[0]
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 6 and cells[1].startswith("`") and re.fullmatch(r"[\d.]+", cells[3]):
+            sums.setdefault((cells[0], cells[1].strip("`")), []).append(float(cells[3]))
+    problems += [f"merge {kind} {cat}: its parts add up to {sum(v):.2f} %, not 100 %"
+                 for (kind, cat), v in sorted(sums.items()) if abs(sum(v) - 100) > 0.005 * len(v) + 1e-9]
+    return problems
+
+
 def write_card(out: Path) -> Path:
-    """Render the card, validate its header (:func:`validate_card`) and write ``out/README.md``.
+    """Render the card, validate its header (:func:`validate_card`) and what it says
+    (:func:`check_card`), and write ``out/README.md``.
 
     Raises:
-        CardError: the header fails validation (nothing is written then).
+        CardError: the header fails validation, or the card says something the export does not
+            bear out (nothing is written then).
     """
     text = render_card(out)
     problems = validate_card(text)
     if problems:
         raise CardError(f"{out / 'README.md'}: dataset card metadata invalid: " + "; ".join(problems))
+    problems = check_card(text, out)
+    if problems:
+        raise CardError(f"{out / 'README.md'}: the dataset card contradicts the export: " + "; ".join(problems))
     path = out / "README.md"
     path.write_text(text, encoding="utf-8")
     return path

@@ -10,7 +10,8 @@ from pathlib import Path
 import duckdb
 
 from sphragis import config
-from sphragis.benchmark import CONFIGS, SPLITS
+from sphragis.benchmark import CONFIGS, EVAL_SPLITS, SPLITS
+from sphragis.config import OVERLAP_TWINS
 from sphragis.files import write_json, write_text_atomic
 from sphragis.queries import json_records as _records
 from sphragis.queries import query
@@ -46,8 +47,28 @@ def build_report(con: duckdb.DuckDBPyConnection) -> dict:
         "relation_fallbacks": _table(con, "mart_relation_rules"),
         "source_held_out_track": _table(con, "mart_held_out_choices"),
         "configurations": _table(con, "mart_config_summary"),
+        "passage_overlap": passage_overlap(con),
         **card_sections(con),
     }
+
+
+def passage_overlap(con: duckdb.DuckDBPyConnection) -> dict:
+    """The build report's ``passage_overlap`` section (SPEC §7.1, issue 29): ``summary`` (the one
+    row of ``mart_overlap_summary``: settings, pairs per class, groups, rows excluded per track,
+    straddling pairs before/after) and ``leaks`` (``mart_overlap_leaks``: per configuration,
+    evaluation split and class, evaluation rows with a near-twin in train before and after)."""
+    return {"summary": _table(con, "mart_overlap_summary")[0],
+            "leaks": _table(con, "mart_overlap_leaks", "config, split, class_order")}
+
+
+def overlap_twins(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, list[str]]]:
+    """``metadata/overlap_twins.json``: {config: {split: [id, ...]}}, the validation and test rows
+    with a near-twin in train (``mart_overlap_twin_rows``, ids sorted) for every configuration and
+    evaluation split (empty lists included); the audit scores the text baseline without them."""
+    out: dict[str, dict[str, list[str]]] = {cfg: {s: [] for s in EVAL_SPLITS} for cfg in CONFIGS}
+    for r in _table(con, "mart_overlap_twin_rows", "config, split, id"):
+        out[r["config"]][r["split"]].append(r["id"])
+    return out
 
 
 def card_sections(con: duckdb.DuckDBPyConnection) -> dict:
@@ -172,5 +193,6 @@ def write_all(con: duckdb.DuckDBPyConnection, out: Path, summary: dict) -> None:
     meta = out / "metadata"
     write_json(meta / "dataset_variants.json", dataset_variants(con, summary), sort_keys=True)
     write_json(meta / "build_report.json", build_report(con), sort_keys=True)
+    write_json(meta / OVERLAP_TWINS.name, overlap_twins(con), sort_keys=True)
     write_json(meta / "source_revisions.json", source_revisions(con), sort_keys=True)
     write_text_atomic(out / "LICENSES.md", licenses_md(con))

@@ -49,7 +49,7 @@ from udtools.udeval import load_conllu
 
 from sphragis import config
 from sphragis.benchmark import CONFIGS, SPLITS
-from sphragis.build import build_lock, remove_stale_builds
+from sphragis.build import build_lock, console, remove_stale_builds
 from sphragis.files import replace_dir
 from sphragis.hugepages import disable_transparent_huge_pages
 from sphragis.queries import query
@@ -766,7 +766,6 @@ class ExportState:
 
 def print_summary(report: dict, seconds: float) -> None:
     """Print rows per configuration and split, and the time taken."""
-    from rich.console import Console
     from rich.table import Table
 
     t = Table(title=f"export: {report['out']}")
@@ -776,7 +775,7 @@ def print_summary(report: dict, seconds: float) -> None:
     for cfg, splits in sorted(report["configs"].items(), key=lambda kv: CONFIGS.index(kv[0])):
         authors = max(v["authors"] for v in splits.values())
         t.add_row(cfg, str(authors), *(f"{splits[s]['rows']:,}" for s in SPLITS))
-    con = Console(stderr=True, highlight=False)
+    con = console()
     con.print(t)
     r = report.get("reuse", {})
     if r.get("up_to_date"):

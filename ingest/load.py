@@ -240,11 +240,17 @@ def iter_parsed(files: list[SourceFile], *, workers: int | None = None, progress
         futures = [None] * len(tasks)
         for i in largest_first:
             futures[i] = pool.submit(_parse, tasks[i])
-        for i in range(len(futures)):
-            result, futures[i] = futures[i].result(), None  # in file order; hold no result twice
-            yield result
-            if progress:
-                progress()
+        try:
+            for i in range(len(futures)):
+                result, futures[i] = futures[i].result(), None  # in file order; hold no result twice
+                yield result
+                if progress:
+                    progress()
+        except BaseException:
+            # Ctrl-C (the workers ignore it, sphragis.workers) or an error: drop the files not
+            # started instead of parsing them all before the pool closes
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
 
 
 def parse_all(files: list[SourceFile], *, workers: int | None = None, progress=None) -> list[ArrowFile]:
@@ -256,6 +262,27 @@ def parse_all(files: list[SourceFile], *, workers: int | None = None, progress=N
         progress: optional callable invoked once per finished file (for progress bars).
     """
     return list(iter_parsed(files, workers=workers, progress=progress))
+
+
+class AccountError(ValueError):
+    """A file's sentences counted by a plain scan differ from those ingested plus rejected."""
+
+
+def check_account(path: str, af: ArrowFile) -> None:
+    """Check one file's account (SPEC §2, §13): the sentence starts counted by a scan independent
+    of the parser (``n_sentences_expected``: XML ``sentence`` start tags outside comments, CoNLL-U
+    blank-line-separated blocks) equal the sentences ingested plus the sentences rejected (rejects
+    with a ``sentence_pos``; a file-level reject names no sentence).
+
+    Raises:
+        AccountError: naming the file and the three counts; the build fails (nothing may be
+            silently lost).
+    """
+    rejected = sum(1 for p in af.rejects["sentence_pos"] if p is not None)
+    if af.n_sentences + rejected != af.n_sentences_expected:
+        raise AccountError(f"ingest account of {path} does not hold: {af.n_sentences_expected} sentences in the "
+                           f"file, {af.n_sentences} ingested + {rejected} rejected (a parser bug: report it "
+                           "with the file)")
 
 
 def load(con: duckdb.DuckDBPyConnection, files: list[SourceFile], parsed: Iterable[ArrowFile], *,
@@ -277,7 +304,12 @@ def load(con: duckdb.DuckDBPyConnection, files: list[SourceFile], parsed: Iterab
         spill_to: folder for in-memory results' Parquet files (default: a temporary folder).
 
     Returns:
-        A summary dict: per project ``files``, ``sentences``, ``tokens``, ``rejects``.
+        A summary dict: per project ``files``, ``counted`` (sentences in the files, by the plain
+        scan), ``sentences`` (ingested), ``tokens``, ``rejects`` (rows of ``ingest_rejects``).
+
+    Raises:
+        AccountError: a file's sentences counted differ from those ingested plus rejected
+            (:func:`check_account`).
     """
     con.execute((DDL_DIR / "raw.sql").read_text())
     file_rows = {k: [] for k in (
@@ -318,6 +350,7 @@ def load(con: duckdb.DuckDBPyConnection, files: list[SourceFile], parsed: Iterab
             first_uids.append(next_uid)
             next_uid += pf.n_sentences
             n_rej = len(pf.rejects["reason"])
+            check_account(sf.path, pf)
             rej["file_id"].extend([file_id] * n_rej)
             rej["path"].extend([sf.path] * n_rej)
             for k in ("line", "sentence_pos", "upstream_sentence_id", "reason"):
@@ -346,7 +379,9 @@ def load(con: duckdb.DuckDBPyConnection, files: list[SourceFile], parsed: Iterab
     insert("raw_files", files_tbl)
     insert("ingest_rejects", rejects_tbl)
     rows = con.execute("""
-        select f.project, count(distinct f.file_id), sum(f.n_sentences_ingested), sum(f.n_tokens_ingested),
+        select f.project, count(distinct f.file_id), sum(f.n_sentences_expected), sum(f.n_sentences_ingested),
+               sum(f.n_tokens_ingested),
                (select count(*) from ingest_rejects r join raw_files g using (file_id) where g.project = f.project)
         from raw_files f group by f.project order by f.project""").fetchall()
-    return {p: {"files": nf, "sentences": int(ns), "tokens": int(nt), "rejects": int(nr)} for p, nf, ns, nt, nr in rows}
+    return {p: {"files": nf, "counted": int(nc), "sentences": int(ns), "tokens": int(nt), "rejects": int(nr)}
+            for p, nf, nc, ns, nt, nr in rows}

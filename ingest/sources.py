@@ -6,14 +6,30 @@ imports neither Arrow nor NumPy.
 from __future__ import annotations
 
 import fnmatch
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 
+#: An undecodable byte, as ``surrogateescape`` decoding (file contents, and POSIX file names in
+#: Python) leaves it in a string.
+BAD_BYTE = re.compile("[\udc80-\udcff]")
+
+
+def escape_bad_bytes(text: str | None) -> str | None:
+    """``text`` with each undecodable byte (a ``surrogateescape`` surrogate) written ``\\xNN``: such
+    a string cannot be stored (UTF-8) as it is. None and clean text are returned unchanged."""
+    if text is None or not BAD_BYTE.search(text):
+        return text
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 @dataclass(frozen=True)
 class SourceFile:
-    """One upstream file to ingest: its snapshot (pin-list dict), absolute path, and repo path."""
+    """One upstream file to ingest: its snapshot (pin-list dict), absolute path, and repo path
+    (``path``: a name that is not valid UTF-8 has its bad bytes written ``\\xNN``,
+    :func:`escape_bad_bytes`, so that it can be stored and printed; ``abspath`` is the real one)."""
 
     snapshot: dict
     abspath: Path
@@ -34,7 +50,7 @@ def discover(snapshot_roots: dict[str, Path], snapshots: Iterable[dict]) -> list
     for snap in sorted(snapshots, key=lambda s: s["name"]):
         root = snapshot_roots.get(snap["name"])
         if root is None or not root.is_dir():
-            raise FileNotFoundError(f"snapshot {snap['name']!r} is not unpacked at {root}; run `make fetch`")
+            raise FileNotFoundError(f"snapshot {snap['name']!r} is not unpacked at {root}; run `sphragis fetch`")
         found: set[str] = set()
         for pattern in snap["treebank_files"]:
             for p in root.glob(pattern):
@@ -43,5 +59,5 @@ def discover(snapshot_roots: dict[str, Path], snapshots: Iterable[dict]) -> list
         found = {f for f in found if not any(fnmatch.fnmatch(f, ex) for ex in snap.get("exclude", []))}
         if not found:
             raise FileNotFoundError(f"snapshot {snap['name']!r}: no file under {root} matches {snap['treebank_files']}")
-        out.extend(SourceFile(snap, root / f, f) for f in sorted(found))
+        out.extend(SourceFile(snap, root / f, escape_bad_bytes(f)) for f in sorted(found))
     return out

@@ -14,7 +14,9 @@ For each of the eight configurations of an export (``SPHRAGIS_OUT``, default ``d
   root. The project label is the unit's ``treebank_source`` (the chosen parse); for a chunk, the
   most frequent one among its units (ties: the first in unit order).
 * **text → author** (the first leaderboard rows): character n-grams (1–4, ``char_wb``) of
-  ``text``, the row's units joined by single spaces.
+  ``text``, the row's units joined by single spaces. It is scored a second time on the evaluation
+  rows without a near-twin in train (``<split>_without_twins``; the ids of
+  ``metadata/overlap_twins.json``, SPEC §7.1), so the report shows how much the twins inflate it.
 
 Both feature sets are counted per unit once and summed into rows (a chunk's counts are the sum
 of its units', exactly what counting the joined row would give), then restricted to the
@@ -25,9 +27,10 @@ subsampled. A majority-class baseline (the most frequent training label) is repo
 each target.
 
 Outputs: ``<out>/metadata/leakage_report.json`` (deterministic: sorted keys, 4 decimals, no
-timestamps or timings) and the warehouse table ``audit_results`` (one row per configuration ×
-feature set × target × evaluation split, with fit times), written in one short read-write
-connection at the end; without a warehouse that table is skipped with a note. ``--report``
+timestamps or timings), ``<out>/metadata/reference_submission.jsonl`` (the text baseline's test
+predictions as a ``sphragis score`` submission, :func:`write_reference`) and the warehouse table
+``audit_results`` (one row per configuration × feature set × target × evaluation split, with fit
+times), written in one short read-write connection at the end; without a warehouse that table is skipped with a note. ``--report``
 renders the human-readable report afterwards (:mod:`sphragis.report`).
 
 scikit-learn is an optional dependency (extras ``audit`` / ``dev``); without it the command
@@ -63,6 +66,8 @@ CHAR_NGRAMS = (1, 4)
 
 #: (feature set, target) pairs fitted per configuration.
 TASKS = (("markup", "author"), ("markup", "project"), ("text", "author"))
+#: The fit whose test predictions become the reference submission (:mod:`sphragis.submission`).
+REFERENCE_TASK = ("text", "author")
 
 
 class AuditError(RuntimeError):
@@ -130,6 +135,7 @@ class SplitRows:
     incidence: Any
     authors: np.ndarray
     projects: np.ndarray
+    ids: np.ndarray
 
 
 def load(files: dict[str, dict[str, Path]]) -> tuple[duckdb.DuckDBPyConnection, Units]:
@@ -199,8 +205,9 @@ def split_rows(con: duckdb.DuckDBPyConnection, units: Units, cfg: str, split: st
     incidence = sp.csr_matrix((np.ones(len(inc["r"])), (inc["r"], inc["unit_idx"])), shape=(n_rows, units.n))
     labels = con.execute(query("audit_split_labels"), params).fetchall()
     return SplitRows(incidence=incidence,
-                     authors=np.array([a for _, a, _ in labels], dtype=object),
-                     projects=np.array([p for _, _, p in labels], dtype=object))
+                     authors=np.array([a for _, a, _, _ in labels], dtype=object),
+                     projects=np.array([p for _, _, p, _ in labels], dtype=object),
+                     ids=np.array([i for _, _, _, i in labels], dtype=object))
 
 
 # --------------------------------------------------------------------------------------------
@@ -214,17 +221,20 @@ def _scores(y_true: np.ndarray, y_pred: np.ndarray) -> dict[str, float]:
             "macro_f1": float(f1_score(y_true, y_pred, average="macro", zero_division=0))}
 
 
-def fit_and_score(x_train, y_train: np.ndarray, evals: dict[str, tuple[Any, np.ndarray]]) -> dict[str, Any]:
+def fit_and_score(x_train, y_train: np.ndarray, evals: dict[str, tuple[Any, np.ndarray]],
+                  predictions_of: tuple[str, ...] = ()) -> dict[str, Any]:
     """Restrict to features of >= MIN_TRAIN_DF training rows, sublinear TF-IDF, LinearSVC.
 
     Args:
         x_train: CSR counts (rows × features) of the training rows.
         y_train: their labels.
         evals: split name → (CSR counts with the same columns, labels).
+        predictions_of: evaluation splits whose predictions are returned too.
 
     Returns:
         {"n_features": int, "n_classes": int, "seconds": float, "<split>": {"accuracy", "macro_f1"},
-        "majority": {"<split>": {...}}} (accuracy and macro-F1 as fractions).
+        "majority": {"<split>": {...}}} (accuracy and macro-F1 as fractions), and with ``predictions_of``
+        "predictions": {"<split>": [label per row, in row order]}.
     """
     from joblib import parallel_config
     from sklearn.feature_extraction.text import TfidfTransformer
@@ -255,13 +265,24 @@ def fit_and_score(x_train, y_train: np.ndarray, evals: dict[str, tuple[Any, np.n
         else:
             pred = model.predict(tfidf.transform(x[:, keep]))
         out[split] = _scores(y, pred)
+        if split in predictions_of:
+            out.setdefault("predictions", {})[split] = [str(label) for label in pred]
         out["majority"][split] = _scores(y, np.array([majority] * len(y), dtype=object))
     out["seconds"] = time.perf_counter() - t0
     return out
 
 
-def audit_config(con: duckdb.DuckDBPyConnection, units: Units, cfg: str) -> dict[str, Any]:
-    """Fit and score the three classifiers of one configuration (see module docstring)."""
+def overlap_twins(out: Path) -> dict[str, dict[str, list[str]]] | None:
+    """The evaluation rows with a near-twin in train, ``{config: {split: [id, ...]}}``, from the
+    export's ``metadata/overlap_twins.json`` (SPEC §7.1); None when the export has no such file."""
+    path = out / config.OVERLAP_TWINS
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
+def audit_config(con: duckdb.DuckDBPyConnection, units: Units, cfg: str,
+                 twins: dict[str, list[str]] | None = None) -> dict[str, Any]:
+    """Fit and score the three classifiers of one configuration (see module docstring); ``twins``:
+    the configuration's entry of :func:`overlap_twins` (text → author is also scored without them)."""
     rows = {split: split_rows(con, units, cfg, split) for split in SPLITS}
     result: dict[str, Any] = {
         "track": BY_NAME[cfg].track,
@@ -279,8 +300,14 @@ def audit_config(con: duckdb.DuckDBPyConnection, units: Units, cfg: str) -> dict
         u = matrices[feature_set]
         xs = {split: (rows[split].incidence @ u).tocsr() for split in SPLITS}
         ys = {split: (rows[split].authors if target == "author" else rows[split].projects) for split in SPLITS}
+        evals = {s: (xs[s], ys[s]) for s in EVAL_SPLITS}
+        if feature_set == "text" and twins is not None:
+            keep = {s: ~np.isin(rows[s].ids, twins.get(s, [])) for s in EVAL_SPLITS}
+            evals |= {f"{s}_without_twins": (xs[s][keep[s]], ys[s][keep[s]]) for s in EVAL_SPLITS}
+            result["rows_without_twins"] = {s: int(keep[s].sum()) for s in EVAL_SPLITS}
         result[f"{feature_set}_{target}"] = fit_and_score(
-            xs["train"], ys["train"], {s: (xs[s], ys[s]) for s in EVAL_SPLITS})
+            xs["train"], ys["train"], evals,
+            predictions_of=("test",) if (feature_set, target) == REFERENCE_TASK else ())
     return result
 
 
@@ -297,6 +324,7 @@ def run_audit(out: Path, configs: tuple[str, ...] = CONFIGS, progress: bool = Fa
     files = config_files(out, configs)
     t0 = time.perf_counter()
     con, units = load(files)
+    twins = overlap_twins(out)
     if progress:
         print(f"audit: {units.n:,} distinct units, {len(units.markup_vocab):,} markup features, "
               f"{len(units.text_vocab):,} character n-grams ({time.perf_counter() - t0:.1f}s)", file=sys.stderr)
@@ -304,7 +332,7 @@ def run_audit(out: Path, configs: tuple[str, ...] = CONFIGS, progress: bool = Fa
     try:
         for cfg in configs:
             t1 = time.perf_counter()
-            results[cfg] = audit_config(con, units, cfg)
+            results[cfg] = audit_config(con, units, cfg, None if twins is None else twins.get(cfg, {}))
             results[cfg]["seconds"] = time.perf_counter() - t1
             if progress:
                 r = results[cfg]
@@ -332,8 +360,9 @@ def _round(obj: Any) -> Any:
 
 
 def _strip_timings(obj: Any) -> Any:
+    """``obj`` without fit times and the reference predictions (published in their own file)."""
     if isinstance(obj, dict):
-        return {k: _strip_timings(v) for k, v in obj.items() if k != "seconds"}
+        return {k: _strip_timings(v) for k, v in obj.items() if k not in ("seconds", "predictions")}
     return obj
 
 
@@ -381,7 +410,7 @@ def report_document(results: dict[str, Any]) -> dict[str, Any]:
             "project_label": "treebank_source of the chosen parse; for chunks the most frequent among the "
                              "units (ties: the first in unit order)",
             "majority_baseline": "the most frequent training label predicted for every row",
-            "subsampling": "none: every row of every split of every configuration is used",
+            "subsampling": "none (every row of every split of every configuration is used)",
         },
         "configs": configs,
         "track_gap": track_gap,
@@ -464,7 +493,8 @@ def _table_holds(warehouse: Path, table) -> bool:
 def inputs_fingerprint(out: Path, configs: tuple[str, ...] = CONFIGS) -> str:
     """sha256 of everything an audit's results depend on: the configurations audited, the bytes of
     each of their Parquet files (:func:`config_files`), this module and its named queries
-    (``sql/queries/audit_*.sql``), and the NumPy, SciPy and scikit-learn versions. The fits are
+    (``sql/queries/audit_*.sql``), the export's ``metadata/overlap_twins.json`` and the NumPy, SciPy and
+    scikit-learn versions. The fits are
     deterministic (fixed ``random_state``), so equal fingerprints mean equal results.
 
     Raises:
@@ -477,6 +507,8 @@ def inputs_fingerprint(out: Path, configs: tuple[str, ...] = CONFIGS) -> str:
     h = hashlib.sha256(json.dumps([list(configs), np.__version__, scipy.__version__, sklearn.__version__]).encode())
     for p in [Path(__file__), *sorted((config.SQL_DIR / "queries").glob("audit_*.sql"))]:
         h.update(p.name.encode() + b"\0" + p.read_bytes())
+    twins = out / config.OVERLAP_TWINS  # the text baseline is also scored without these rows
+    h.update(b"overlap_twins\0" + (twins.read_bytes() if twins.is_file() else b"-"))
     for cfg in configs:
         for split, path in files[cfg].items():
             with open(path, "rb") as fh:
@@ -511,23 +543,43 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     _sklearn()
     fingerprint = inputs_fingerprint(out, configs)
     results = None if args.full else reusable_results(out, fingerprint)
+    # one message: whether the fits ran or their results were reused, then what was written
     if results is not None:
-        print(f"audit up to date (exported files, audit code and libraries unchanged since the last audit): "
-              f"results of {state_path(out)} reused", file=sys.stderr)
+        how = (f"up to date (exported files, audit code and libraries unchanged since the last audit): "
+               f"results of {state_path(out)} reused, not fitted again;")
     else:
         results = run_audit(out, configs, progress=not args.quiet)
         write_json(state_path(out), {"fingerprint": fingerprint, "results": results}, sort_keys=True)
+        how = "fitted;"
     path = write_report(report_document(results), out)
+    reference = write_reference(out, results)
     card_note = _rerender_card(out)
     note = write_table(results, settings.warehouse)
     seconds = time.perf_counter() - t0
-    print(f"audit: wrote {path}; {card_note}; {note}; {len(results)} configuration(s) in {seconds:.1f}s",
-          file=sys.stderr)
+    print(f"audit {how} report {path} and the reference submission {reference} written from them; {card_note}; "
+          f"{note}; {len(results)} configuration(s) in {seconds:.1f}s", file=sys.stderr)
     if args.report:  # the same as `sphragis report --out <out> --report-dir <dir>`
         from . import report
 
         return report.cmd_report(args)
     return 0
+
+
+def write_reference(out: Path, results: dict[str, Any]) -> Path:
+    """Write the reference submission ``<out>/metadata/reference_submission.jsonl``: the
+    :data:`REFERENCE_TASK` fit's test prediction of every row of each audited configuration, in the
+    format ``sphragis score`` reads (:mod:`sphragis.predictions`), rows in test-file order."""
+    import pyarrow.parquet as pq
+
+    from .predictions import EVAL_SPLIT, REFERENCE, write_jsonl
+
+    files = config_files(out, tuple(results))
+    records = []
+    for cfg, r in results.items():
+        ids = pq.read_table(files[cfg][EVAL_SPLIT], columns=["id"]).column("id").to_pylist()
+        records += [(str(i), cfg, a) for i, a in zip(ids, r["_".join(REFERENCE_TASK)]["predictions"][EVAL_SPLIT],
+                                                       strict=True)]
+    return write_jsonl(out / REFERENCE, records)
 
 
 def _rerender_card(out: Path) -> str:

@@ -7,13 +7,17 @@ Subcommands (``sphragis <cmd> --help`` explains each):
 * ``export`` write the benchmark configurations and metadata to ``SPHRAGIS_OUT`` (SPEC §9);
 * ``eval``   the evaluation toolkit of seed 001 (SPEC §12);
 * ``audit``  the leakage audit and text baselines (SPEC §11);
+* ``score``  score authorship predictions against the export (:mod:`sphragis.submission`);
+* ``leaderboard`` the leaderboard of scored submissions (:mod:`sphragis.leaderboard`);
 * ``report`` the variation and leakage report (SPEC §11);
 * ``export-treebank`` the leakage-clean CoNLL-U training treebank for parsers (seed 001);
 * ``sql``    read-only SQL on the warehouse, or an interactive shell (:mod:`sphragis.workbench.sql`);
 * ``docs``   the static data-dictionary site (:mod:`sphragis.workbench.site`).
 
 Errors in the input or the build are printed as one clear message (file and line where known)
-with exit status 1, never as a bare traceback.
+with exit status 1, never as a bare traceback (:func:`error_message`: a full disk, a read-only
+folder, a truncated warehouse, a missing extra each say what to do); Ctrl-C prints one line and
+exits with status 130.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ def _cmd_fetch(args: argparse.Namespace) -> int:
     pins = [p for p in pins if not args.names or p["name"] in args.names]
     if args.list:
         rows = fetch.plan(snapshots=pins)
-        cols = ["snapshot", "project", "commit", "license", "state", "from"]
+        cols = ["snapshot", "project", "commit", "license", "state", "archive", "sha256", "from"]
         width = {c: max(len(c), *(len(r[c]) for r in rows)) for c in cols[:-1]}
         for r in [dict(zip(cols, cols)), *rows]:
             print("  ".join(r[c].ljust(width[c]) for c in cols[:-1]) + "  " + r["from"])
@@ -57,6 +61,8 @@ def _cmd_build(args: argparse.Namespace) -> int:
     settings = config.settings()
     if args.registry_profile:
         settings = dataclasses.replace(settings, registry_profile=args.registry_profile)
+    if args.split_profile:
+        settings = dataclasses.replace(settings, split_profile=args.split_profile)
     if args.dry_run:
         build.print_plan(build.dry_run(settings, reingest=not args.models_only, select=args.select or None,
                                        full=args.full))
@@ -66,7 +72,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
     summary.timings["total"] = time.perf_counter() - t0
     build.print_summary(summary)
     if not args.select and not summary.up_to_date:  # an untouched warehouse: its table was printed before
-        identity.print_text_identity(settings.warehouse)
+        identity.print_text_identity(settings.warehouse, build.console())
     return 0
 
 
@@ -96,7 +102,8 @@ def build_parser() -> argparse.ArgumentParser:
                        "no-op when nothing changed.")
     f.add_argument("names", nargs="*", metavar="NAME", help="snapshot names (default: all pinned snapshots)")
     f.add_argument("--list", action="store_true",
-                   help="show each pinned snapshot (project, commit, license, state, where it would come from)")
+                   help="show each pinned snapshot (project, commit, license, state, archive file name and sha256 for a "
+                   "mirror folder, where it would come from)")
     f.add_argument("--force", action="store_true", help="re-unpack snapshots that are already in place")
     f.add_argument("--quiet", action="store_true", help="no progress output")
     f.set_defaults(func=_cmd_fetch)
@@ -121,6 +128,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="works-registry profile (default SPHRAGIS_REGISTRY_PROFILE or "
                    f"{config.DEFAULT_REGISTRY_PROFILE!r}: seed 000's curation decisions; 'scholarly': "
                    "the overrides of sql/seeds/works_registry_profiles.csv)")
+    b.add_argument("--split-profile", choices=config.SPLIT_PROFILES,
+                   help="main-track split profile (default SPHRAGIS_SPLIT_PROFILE or "
+                   f"{config.DEFAULT_SPLIT_PROFILE!r}: seed 000's split; 'grouped': each passage-overlap "
+                   "group in one split, README 'Passage overlap')")
     b.set_defaults(func=_cmd_build)
 
     e = sub.add_parser("export", help="write the benchmark configurations (Parquet + dataset card + metadata)",
@@ -164,20 +175,96 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.func(args)
     except KeyboardInterrupt:
-        print("sphragis: interrupted; previous outputs are untouched", file=sys.stderr)
-        return 130
+        return _interrupted()
     except Exception as exc:  # noqa: BLE001 - every error gets one clear line, see module docstring
-        if isinstance(exc, (OSError, RuntimeError, ValueError, LookupError)):
-            print(f"sphragis {args.command}: error: {exc}", file=sys.stderr)
-            return 1
-        raise
+        import duckdb
+
+        if isinstance(exc, duckdb.InterruptException) or str(exc) == "Query interrupted":
+            return _interrupted()  # Ctrl-C during a DuckDB query on this thread
+        message = error_message(exc)
+        if message is None:
+            raise
+        print(f"sphragis {args.command}: error: {message}", file=sys.stderr)
+        return 1
+
+
+def _interrupted() -> int:
+    print("sphragis: interrupted; previous outputs are untouched", file=sys.stderr)
+    return 130
+
+
+def error_message(exc: BaseException) -> str | None:
+    """The one line the CLI prints for ``exc`` (issue #27: faults end cleanly), or None for a bug.
+
+    * a full disk or a folder that cannot be written (``OSError`` ENOSPC, EDQUOT, EACCES, EROFS,
+      EPERM, also when DuckDB reports it): the file, and what to do;
+    * a warehouse DuckDB cannot read (truncated, corrupt, another version): the file, and to rebuild it;
+    * an optional extra not installed (``ModuleNotFoundError``): the package and the install command;
+    * the project's own errors (``OSError``, ``RuntimeError``, ``ValueError``, ``LookupError``,
+      DuckDB's errors): their message, whose first line names the file or model.
+    """
+    import errno
+
+    import duckdb
+
+    if isinstance(exc, ModuleNotFoundError) and exc.name:
+        top = exc.name.split(".")[0]
+        extra = _extra_of(top)
+        if extra is None:
+            return f"the Python package {top!r} is not installed; reinstall sphragis (`make install` in a checkout)"
+        return (f"the Python package {top!r} is not installed; it comes with the {extra!r} extra: "
+                f"`.venv/bin/pip install -e '.[{extra}]'` in a checkout, else `pip install 'sphragis-warehouse[{extra}]'`")
+    text = str(exc).strip()
+    first = text.splitlines()[0] if text else type(exc).__name__
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return f"no space left on the device of {exc.filename or 'the output'}; free some space and run again"
+    if isinstance(exc, OSError) and exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        where = exc.filename or "a file"
+        return f"cannot write or read {where}: {exc.strerror}; check the folder's permissions or choose another path"
+    if isinstance(exc, (duckdb.Error, RuntimeError)):
+        if "No space left on device" in text or "disk is full" in text.lower():
+            return f"no space left on the device: {first}; free some space and run again"
+        if _corrupt(text):
+            return f"{first}; the file is not a complete warehouse: rebuild it with `sphragis build --full`"
+        if isinstance(exc, duckdb.Error):
+            return text
+    if isinstance(exc, (OSError, RuntimeError, ValueError, LookupError)):
+        return text
+    return None
+
+
+def _extra_of(package: str) -> str | None:
+    """The first optional extra of the installed distribution that requires ``package`` (by its
+    import name, ``-`` and ``_`` alike), or None (a required package, or not found)."""
+    import re
+    from importlib.metadata import PackageNotFoundError, requires
+
+    try:
+        reqs = requires("sphragis-warehouse") or []
+    except PackageNotFoundError:
+        return None
+    want = package.lower().replace("_", "-")
+    for r in reqs:
+        m = re.match(r"([A-Za-z0-9_.-]+).*extra == \"([^\"]+)\"", r)
+        if m and m.group(1).lower().replace("_", "-") == want:
+            return m.group(2)
+    return None
+
+
+#: Phrases of DuckDB's messages for a file that is not a (complete) database.
+_CORRUPT = ("IO Error: Could not read enough bytes from file", "but it is not a valid DuckDB database file",
+            "Corrupt database file", "does not match stored checksum")
+
+
+def _corrupt(text: str) -> bool:
+    return any(p in text for p in _CORRUPT)
 
 
 def _load_extensions() -> None:
     import importlib
 
     for mod in ("sphragis.evaluation.cli", "sphragis.audit", "sphragis.report", "sphragis.bench",
-                "sphragis.export.treebank", "sphragis.workbench.cli"):
+                "sphragis.export.treebank", "sphragis.workbench.cli", "sphragis.submission"):
         try:
             m = importlib.import_module(mod)
         except ModuleNotFoundError as exc:

@@ -96,6 +96,31 @@ DEFAULT_MIRROR = "../shared/sources"
 #: --registry-profile`` (build variable ``registry_profile``).
 DEFAULT_REGISTRY_PROFILE = "seed000"
 
+#: Build variables of passage overlap (SPEC §7.1, issue 29; int_overlap_texts,
+#: int_record_overlap_pairs, int_overlap_pairs, mart_split_assignments). The measure: distinct word
+#: n-grams (``overlap_ngram_words`` words) of the published text with diacritics removed and the
+#: edition variants of ``sql/seeds/edition_variants.csv`` applied; a pair overlaps when both rows
+#: have at least ``overlap_min_ngrams`` of them and the smaller set is at least
+#: ``overlap_min_containment`` inside the other (or the texts differ only by edition variants).
+#: Defaults chosen on samples of each class (README "Passage overlap"). ``overlap_conflict_rule``:
+#: both rows of an author-conflict pair (edition or quotation of two author labels) are excluded
+#: (SPEC §7's rule; on the main track only under the ``grouped`` profile, so the default keeps
+#: seed 000's split); ``overlap_drop_train_twins``: on the source-held-out track a training row
+#: overlapping an evaluation row of its author is excluded.
+OVERLAP_VARS: dict[str, object] = {
+    "overlap_ngram_words": 3,
+    "overlap_min_ngrams": 5,
+    "overlap_min_containment": 0.8,
+    "overlap_conflict_rule": True,
+    "overlap_drop_train_twins": True,
+}
+
+#: Split profiles of the main track (build variable ``split_profile``, ``sphragis build
+#: --split-profile``, ``SPHRAGIS_SPLIT_PROFILE``): ``seed000`` keeps seed 000's split exactly and
+#: reports what straddles; ``grouped`` assigns each overlap group to one split (SPEC §7.1).
+SPLIT_PROFILES = ("seed000", "grouped")
+DEFAULT_SPLIT_PROFILE = "seed000"
+
 #: Every build variable (the models' ``var()``) with its default: their one home. The runner
 #: renders the models with these (``runner.DEFAULT_VARS`` is this dict); ``sphragis
 #: export-treebank`` starts from the ``treebank_*`` ones (:data:`TRAINING_TREEBANK_VARS`);
@@ -109,12 +134,17 @@ BUILD_VARS: dict[str, object] = {
     "min_author_rows": 50,
     "registry_profile": DEFAULT_REGISTRY_PROFILE,
     "default_registry_profile": DEFAULT_REGISTRY_PROFILE,
+    **OVERLAP_VARS,
+    "split_profile": DEFAULT_SPLIT_PROFILE,
     **TRAINING_TREEBANK_VARS,
 }
 
 #: The leakage audit's document inside an export folder (SPEC §11): written by ``sphragis audit``,
 #: read by ``sphragis report``.
 LEAKAGE_REPORT = Path("metadata") / "leakage_report.json"
+#: Evaluation rows with a near-twin in train per configuration and split (SPEC §7.1, issue 29):
+#: written by ``sphragis export``, read by ``sphragis audit`` (text baseline without them).
+OVERLAP_TWINS = Path("metadata") / "overlap_twins.json"
 
 
 def _path(env: str, default: str) -> Path:
@@ -140,6 +170,8 @@ class Settings:
         out: ``SPHRAGIS_OUT``, the export directory (default ``dist/sphragis``).
         registry_profile: ``SPHRAGIS_REGISTRY_PROFILE``, the works-registry profile a build uses
             (default :data:`DEFAULT_REGISTRY_PROFILE`).
+        split_profile: ``SPHRAGIS_SPLIT_PROFILE``, the main track's split profile (one of
+            :data:`SPLIT_PROFILES`, default :data:`DEFAULT_SPLIT_PROFILE`).
     """
 
     mirror: Path
@@ -147,6 +179,7 @@ class Settings:
     warehouse: Path
     out: Path
     registry_profile: str = DEFAULT_REGISTRY_PROFILE
+    split_profile: str = DEFAULT_SPLIT_PROFILE
 
 
 def settings() -> Settings:
@@ -157,6 +190,7 @@ def settings() -> Settings:
         warehouse=_path("SPHRAGIS_WAREHOUSE", "warehouse.duckdb"),
         out=_path("SPHRAGIS_OUT", "dist/sphragis"),
         registry_profile=os.environ.get("SPHRAGIS_REGISTRY_PROFILE") or DEFAULT_REGISTRY_PROFILE,
+        split_profile=os.environ.get("SPHRAGIS_SPLIT_PROFILE") or DEFAULT_SPLIT_PROFILE,
     )
 
 

@@ -19,10 +19,20 @@ Both feed one tar unpacker (the archive, or ``git archive <commit>`` streamed); 
 tarfile's ``data`` filter, and only regular files are taken. Files go to a temporary folder renamed
 into place when complete (an interrupted fetch keeps the previous snapshot); the marker
 ``<data>/<name>/.sphragis-snapshot.json`` makes a re-run of an unchanged pin a no-op.
+
+The marker also records the sha256 of every file unpacked (``file_sha256``): ``sphragis build``
+checks the files it reads against it (:func:`verify_sources`) and refuses a pinned file edited
+or missing, or a file that fetch did not unpack, naming it (SPEC §1, §13). A fetch holds a lock
+on ``<data>`` (``flock`` of the directory: a second fetch fails fast) and first removes what an
+interrupted fetch left there (``.<name>.tmp-*``, ``.<name>.git-*``, ``<name>.old-*``).
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import fnmatch
+import glob
 import hashlib
 import json
 import os
@@ -44,8 +54,10 @@ from sphragis.files import replace_dir
 
 #: Marker file written inside every unpacked snapshot (``<data>/<name>/.sphragis-snapshot.json``).
 MARKER_NAME = ".sphragis-snapshot.json"
-#: Version of the marker layout; a marker with another version is treated as stale.
-MARKER_VERSION = 1
+#: Version of the marker layout; a marker with another version is treated as stale (version 2
+#: added ``file_sha256``, the record the build checks the sources against).
+MARKER_VERSION = 2
+
 #: Seconds allowed for ``git ls-remote``, the reachability check before each upstream fetch.
 NETWORK_TIMEOUT = 30
 #: git's low-speed abort (bytes/s, seconds); an explicit ``GIT_HTTP_LOW_SPEED_*`` wins.
@@ -62,6 +74,10 @@ class FetchError(RuntimeError):
 
 class UpstreamUnreachable(FetchError):
     """An upstream repository cannot be reached (no mirror, no network): stops the whole fetch."""
+
+
+class SourcesChanged(FetchError):
+    """A file a build would read differs from what fetch unpacked (:func:`verify_sources`)."""
 
 
 @dataclass(frozen=True)
@@ -114,15 +130,16 @@ def plan(settings: config.Settings | None = None,
     """What ``sphragis fetch`` would do (``sphragis fetch --list``); raises as :func:`resolve_mirror`.
 
     Returns:
-        ``[{"snapshot", "project", "commit", "license", "from", "state"}]`` in pin-list order;
-        ``from``: ``mirror <archive path>`` or ``upstream <git url>``; ``state``: ``"unpacked"``
+        ``[{"snapshot", "project", "commit", "license", "archive", "sha256", "from", "state"}]`` in
+        pin-list order; ``archive``, ``sha256``: the file name a mirror folder must hold and its
+        pinned sha256 (what the offline error asks for); ``from``: ``mirror <archive path>`` or ``upstream <git url>``; ``state``: ``"unpacked"``
         (the marker in ``<data>/<name>`` matches the pin) or ``"to fetch"``.
     """
     settings = settings or config.settings()
     mirror = resolve_mirror(settings)
     return [{
         "snapshot": pin["name"], "project": pin.get("project", ""), "commit": pin["commit"],
-        "license": pin.get("license", ""),
+        "license": pin.get("license", ""), "archive": pin.get("archive", ""), "sha256": pin.get("sha256", ""),
         "from": f"mirror {mirror / pin['archive']}" if mirror else f"upstream {pin.get('upstream')}",
         "state": "unpacked" if _marker_matches(read_marker(Path(settings.data) / pin["name"]), pin)
         else "to fetch",
@@ -132,8 +149,9 @@ def plan(settings: config.Settings | None = None,
 def read_marker(target: Path) -> dict[str, Any] | None:
     """The parsed marker ``<target>/.sphragis-snapshot.json``, or ``None`` if absent or unreadable.
 
-    Keys: version (1), name, source ("mirror"/"git"), upstream, commit, archive, sha256 (pinned),
-    included_prefixes, files."""
+    Keys: version (2), name, source ("mirror"/"git"), upstream, commit, archive, sha256 (pinned),
+    included_prefixes, files, file_sha256 (path relative to ``target`` → sha256 of every file
+    unpacked)."""
     try:
         marker = json.loads((target / MARKER_NAME).read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -174,7 +192,10 @@ def fetch_all(settings: config.Settings | None = None, *, progress: bool = True,
     results: dict[str, FetchResult] = {}
     errors: list[str] = []
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=console, transient=True, disable=not (progress and console.is_terminal)) as bar:
+    with _fetch_lock(Path(settings.data)), Progress(*columns, console=console, transient=True,
+                                                    disable=not (progress and console.is_terminal)) as bar:
+        for leftover in remove_leftovers(Path(settings.data), pins):
+            console.print(f"  removed {leftover} (left by an interrupted fetch)", markup=False)
         task = bar.add_task("fetch", total=len(pins))
         for pin in pins:
             bar.update(task, description=f"fetch {pin.get('name')}")
@@ -194,6 +215,45 @@ def fetch_all(settings: config.Settings | None = None, *, progress: bool = True,
         raise FetchError(f"{len(errors)} of {len(pins)} snapshots failed:\n"
                          + "\n".join(f"- {e}" for e in errors))
     return results
+
+
+@contextlib.contextmanager
+def _fetch_lock(data: Path):
+    """Hold an exclusive ``flock`` on the data directory itself for the duration (no lock file is
+    left in it); FetchError if another fetch holds it."""
+    try:
+        data.mkdir(parents=True, exist_ok=True)
+        fd = os.open(data, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError as exc:
+        raise FetchError(f"cannot open the data directory {data}: {exc.strerror or exc}") from exc
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise FetchError(f"another fetch is running into {data}; wait for it to finish") from None
+        yield
+    finally:
+        os.close(fd)
+
+
+def remove_leftovers(data: Path, pins: Iterable[Mapping[str, Any]]) -> list[Path]:
+    """Delete what interrupted fetches left in ``data`` for the pinned snapshot names: temporary
+    folders ``.<name>.tmp-*`` and ``.<name>.git-*`` and a previous snapshot ``<name>.old-*`` left
+    by a swap cut short (:func:`sphragis.files.replace_dir`). Call only while holding the fetch
+    lock (no other fetch can be writing them then). Returns the paths removed."""
+    removed = []
+    for pin in pins:
+        name = pin.get("name")
+        if not isinstance(name, str) or not _SNAPSHOT_NAME.fullmatch(name):
+            continue
+        for pattern in (f".{name}.tmp-*", f".{name}.git-*", f"{name}.old-*"):
+            for p in data.glob(glob.escape(pattern[:-1]) + "*"):
+                if p.is_dir() and not p.is_symlink():
+                    shutil.rmtree(p, ignore_errors=True)
+                else:
+                    p.unlink(missing_ok=True)
+                removed.append(p)
+    return removed
 
 
 def _fetch_one(pin: Mapping[str, Any], settings: config.Settings, mirror: Path | None,
@@ -253,11 +313,71 @@ def _marker_matches(marker: Mapping[str, Any] | None, pin: Mapping[str, Any]) ->
 
 
 def _write_marker(root: Path, pin: Mapping[str, Any], source: str, files: int) -> None:
+    """Write the marker of the snapshot unpacked in ``root``, with the sha256 of every file in it.
+    (``json.dumps`` escapes a file name's undecodable bytes, so any name round-trips.)"""
+    record = {p.relative_to(root).as_posix(): sha256_file(p) for p in sorted(root.rglob("*")) if p.is_file()}
     marker = {"version": MARKER_VERSION, "name": pin["name"], "source": source,
               "upstream": pin.get("upstream"), "commit": pin["commit"], "archive": pin.get("archive"),
               "sha256": pin.get("sha256"), "included_prefixes": list(pin["included_prefixes"]),
-              "files": files}
+              "files": files, "file_sha256": record}
     (root / MARKER_NAME).write_text(json.dumps(marker, indent=2) + "\n", encoding="utf-8")
+
+
+def verify_sources(roots: Mapping[str, Path], files: Iterable[Any], digests: Mapping[str, str]) -> list[str]:
+    """Check the files a build reads against the record fetch made of each snapshot (SPEC §1, §13).
+
+    Args:
+        roots: snapshot name → unpacked folder.
+        files: the treebank files the build reads (:class:`sphragis.ingest.sources.SourceFile`).
+        digests: ``str(abspath)`` → sha256 of each of ``files`` as it is now (the build's
+            :func:`sphragis.build.source_digests`: hashed only when size, mtime... changed).
+
+    Returns:
+        The names of the snapshots without a marker (laid out by hand, not by fetch): not verified.
+
+    Raises:
+        SourcesChanged: naming the first offending file (and how many more there are) with the way
+            out (``sphragis fetch --force NAME``): a file edited since fetch, a treebank file fetch
+            did not unpack, a pinned treebank file missing, or a marker without a file record
+            (written by an older sphragis).
+    """
+    by_snapshot: dict[str, list] = {}
+    for f in files:
+        by_snapshot.setdefault(f.snapshot["name"], []).append(f)
+    problems: list[str] = []
+    unverified: list[str] = []
+    for name, snap_files in sorted(by_snapshot.items()):
+        root = roots[name]
+        marker = read_marker(root)
+        if marker is None:
+            unverified.append(name)
+            continue
+        record = marker.get("file_sha256")
+        way_out = f"run `sphragis fetch --force {name}`"
+        if not isinstance(record, dict):
+            problems.append(f"snapshot {name} at {root} has no record of its files (unpacked by an older "
+                            f"sphragis); run `sphragis fetch` (it re-fetches such snapshots)")
+            continue
+        seen = set()
+        for f in snap_files:
+            rel = f.abspath.relative_to(root).as_posix()
+            seen.add(rel)
+            if rel not in record:
+                problems.append(f"{f.abspath}: not in the pinned snapshot {name} (appeared after fetch); "
+                                f"remove it or {way_out}")
+            elif digests[str(f.abspath)] != record[rel]:
+                problems.append(f"{f.abspath}: changed since fetch (sha256 {digests[str(f.abspath)][:12]}…, pinned "
+                                f"{record[rel][:12]}…); {way_out} to restore the pinned file")
+        snap = snap_files[0].snapshot
+        for rel in sorted(set(record) - seen):
+            read = any(fnmatch.fnmatch(rel, g) for g in snap["treebank_files"]) and not any(
+                fnmatch.fnmatch(rel, ex) for ex in snap.get("exclude", []))
+            if read and not (root / rel).exists():
+                problems.append(f"{root / rel}: pinned file missing since fetch; {way_out}")
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise SourcesChanged(f"sources differ from the fetched snapshots{more}: {problems[0]}")
+    return unverified
 
 
 def _swap_into_place(tmp: Path, target: Path) -> None:

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -46,13 +48,13 @@ def load_variation(warehouse: Path) -> dict[str, Any]:
     """
     empty = {"highlight": [], "points": [], "merges": [], "note": None}
     if not warehouse.is_file():
-        return {**empty, "note": f"no warehouse at {warehouse}"}
+        return {**empty, "note": "no warehouse there; run `sphragis build`"}
     con = duckdb.connect(str(warehouse), read_only=True)
     try:
         have = {r[0] for r in con.execute("select table_name from duckdb_tables()").fetchall()}
         missing = sorted({"mart_variation", "mart_merge_effects"} - have)
         if missing:
-            return {**empty, "note": f"the warehouse {warehouse} lacks {', '.join(missing)}; run `sphragis build`"}
+            return {**empty, "note": f"the warehouse lacks {', '.join(missing)}; run `sphragis build`"}
         highlight = records(con, query("report_variation_highlight"),
                             {"deprels": list(HIGHLIGHT_DEPRELS), "feature": HIGHLIGHT_FEATURE})
         points = records(con, query("report_variation_points"))
@@ -201,11 +203,22 @@ def render_report(warehouse: Path, leakage: Path, out_dir: Path = DEFAULT_DIR) -
         out_dir: output directory (created).
 
     Returns:
-        The Markdown file's path.
+        The Markdown file's path. The report names the warehouse and the leakage report by paths
+        relative to ``out_dir``; a failure leaves no ``out_dir`` behind that it created.
     """
-    out_dir.mkdir(parents=True, exist_ok=True)
     variation = load_variation(warehouse)
     doc = load_leakage(leakage)
+    created = not out_dir.exists()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        return _render(warehouse, leakage, out_dir, variation, doc)
+    except BaseException:
+        if created:
+            shutil.rmtree(out_dir, ignore_errors=True)
+        raise
+
+
+def _render(warehouse: Path, leakage: Path, out_dir: Path, variation: dict, doc: dict | None) -> Path:
     table = audit_table(doc) if doc else []
     charts = {}
     if variation["points"]:
@@ -221,7 +234,7 @@ def render_report(warehouse: Path, leakage: Path, out_dir: Path = DEFAULT_DIR) -
     env.filters["pp3"] = lambda v: "–" if v is None else f"{v:+.3f}"
     env.filters["pct"] = lambda v: "–" if v is None else f"{100 * v:.1f}"
     text = env.get_template("report.md.j2").render(
-        warehouse=str(warehouse), leakage_path=str(leakage), variation=variation, merges=variation["merges"],
+        warehouse=os.path.relpath(warehouse, out_dir), leakage_path=os.path.relpath(leakage, out_dir), variation=variation, merges=variation["merges"],
         leakage=doc, table=table, charts=charts,
         gap_rows=sorted(((k, g) for k, g in (doc or {}).get("track_gap", {}).items()), key=lambda kg: int(kg[0])), highlight_deprels=HIGHLIGHT_DEPRELS,
         highlight_feature=HIGHLIGHT_FEATURE)

@@ -935,6 +935,12 @@ def execute(
                     record(key, d, out, content, rows)
                     if on_model:
                         on_model(key, secs, rows)
+        except BaseException:
+            # Ctrl-C (KeyboardInterrupt) or an error here: stop the queries running on the workers'
+            # cursors now rather than wait for them to finish (issue #27: Ctrl-C took 77 s)
+            for cur in list(cursors):
+                cur.interrupt()
+            raise
         finally:
             wait(running)  # what is still running finishes before its cursor closes
             for cur in cursors:
@@ -974,6 +980,8 @@ def _reason(full, old, present, materialized, sql, cur_inputs) -> str:
         return "--full"
     if not old:
         return "new (no earlier build of it)"
+    if old.get("changed_outside"):
+        return f"changed outside a build ({old['changed_outside']})"
     if old.get("sql_hash") != _sha(sql):
         return "SQL changed"
     changed = sorted(k for k, v in cur_inputs.items() if old.get("inputs", {}).get(k) != v)

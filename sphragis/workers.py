@@ -7,6 +7,7 @@ loader pool (:mod:`export.writer`).
 from __future__ import annotations
 
 import os
+import signal
 import threading
 import time
 
@@ -18,12 +19,17 @@ def exit_with_parent(parent: int) -> None:
 
     A parent killed outright (SIGKILL) cannot shut its pool down, and an orphaned worker would wait
     for work forever; a daemon thread polls ``os.getppid()`` every :data:`POLL_SECONDS` seconds and
-    calls ``os._exit(1)`` once the worker has been re-parented. Raises nothing.
+    calls ``os._exit(1)`` once the worker has been re-parented. The worker ignores SIGINT (Ctrl-C
+    is handled once, by the parent). Raises nothing.
 
     Args:
         parent: the pid of the process that made the pool (``os.getpid()`` there, passed through
             ``initargs``).
     """
+    # Ctrl-C reaches every process of the terminal's process group: the parent stops the build and
+    # reports it once; a worker ignores it (no KeyboardInterrupt traceback of its own; issue #27)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
     def watch() -> None:
         while os.getppid() == parent:
             time.sleep(POLL_SECONDS)

@@ -140,3 +140,16 @@ def dev_warehouse_tables(*tables: str) -> duckdb.DuckDBPyConnection | None:
         con.execute(f"create table {table} as select * from src.{table}")
     con.execute("detach src")
     return con
+
+
+@pytest.fixture(scope="module")
+def built_warehouse(request):
+    """A read-only connection to the built warehouse that ``SPHRAGIS_TEST_WAREHOUSE`` names
+    (development aid), else the session's ``real_warehouse``."""
+    given = dev_warehouse_path()
+    if given is None:
+        yield request.getfixturevalue("real_warehouse")
+        return
+    con = duckdb.connect(str(given), read_only=True)
+    yield con
+    con.close()

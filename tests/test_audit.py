@@ -238,7 +238,9 @@ def test_an_unchanged_export_reuses_the_last_audit(tmp_path, monkeypatch, capsys
 
     report.unlink()
     assert cli.main(args) == 0
-    assert "audit up to date" in capsys.readouterr().err
+    err = capsys.readouterr().err.splitlines()
+    # one message: reused, then what was written from the reused results (not "reused" then "wrote")
+    assert len(err) == 1 and err[0].startswith("audit up to date (") and "reused, not fitted again; report" in err[0]
     assert report.read_text(encoding="utf-8") == first
 
     assert cli.main([*args, "--full"]) == 0

@@ -53,12 +53,12 @@ def _forms_db(rows: list[tuple]) -> duckdb.DuckDBPyConnection:
     con = duckdb.connect()
     con.execute("""create table int_tokens (sentence_uid bigint, token_pos integer, project varchar,
                    src_id varchar, token_num integer, form varchar, head_num integer, is_artificial boolean,
-                   is_multiword boolean, is_word boolean)""")
+                   is_multiword boolean, is_syntactic_word boolean)""")
     con.executemany("insert into int_tokens values (1, ?, ?, ?, try_cast(? as integer), ?, ?, false, ?, not ?)",
                     [(p, pr, s, s, f, h, m, m) for p, pr, s, f, h, m in rows])
     con.execute("""create table int_token_morphology as select sentence_uid, token_pos,
                    not regexp_matches(form, '[\\p{L}\\p{N}]') as is_punct, null::varchar as lemma,
-                   null::varchar as tag from int_tokens where is_word""")
+                   null::varchar as tag from int_tokens where is_syntactic_word""")
     project = runner.load_project()
     runner.load_seeds(con, project)
     udfs.register(con)
@@ -194,7 +194,7 @@ _SQL = {m: runner.render(_PROJECT, m) for m in FORM_MODELS}
 _HOSTILE_DB = duckdb.connect()
 _HOSTILE_DB.execute("""create table int_tokens (sentence_uid bigint, token_pos integer, project varchar,
                    src_id varchar, token_num integer, form varchar, head_num integer, is_artificial boolean,
-                   is_multiword boolean, is_word boolean)""")
+                   is_multiword boolean, is_syntactic_word boolean)""")
 runner.load_seeds(_HOSTILE_DB, _PROJECT)
 udfs.register(_HOSTILE_DB)
 

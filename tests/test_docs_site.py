@@ -87,6 +87,12 @@ def test_site_on_the_tiny_warehouse(tiny_site):
     an = (out / "analyses.html").read_text(encoding="utf-8")
     assert all(f'id="{a}"' in an for a in ("author_project_cells", "deprel_convention_vs_style", "top_annotator_gaps"))
     assert 'class="error"' not in an
+    # an analysis of a table this (partial) warehouse lacks is not run, and says so
+    assert 'id="upos_per_project"' in an and "Not run: the warehouse has no tokens" in an
+    # the repository's docs/ are published with the dictionary (issue 32)
+    spec = (out / "docs" / "spec.html").read_text(encoding="utf-8")
+    assert "§5.1 Project-neutral strings" in spec and 'href="docs/index.html"' in (out / "index.html").read_text(
+        encoding="utf-8")
     # offline: no absolute URL in any page or script of the site
     for p in out.rglob("*.html"):
         assert not re.search(r'(?:src|href)="(?:https?:)?//', p.read_text(encoding="utf-8")), p

@@ -21,7 +21,7 @@ import duckdb
 import pytest
 from udtools.udeval import load_conllu
 
-from conftest import dev_warehouse_path, pinned_source_file
+from conftest import pinned_source_file
 from sphragis import cli, config, runner
 from sphragis.evaluation import annotations, folds
 from sphragis.evaluation.drift import decompose
@@ -367,16 +367,10 @@ def test_eval_help_documents_the_names(capsys):
 
 
 @pytest.fixture(scope="module")
-def real_wh(request):
-    """The real warehouse (session ``real_warehouse``), or the built warehouse that
-    ``SPHRAGIS_TEST_WAREHOUSE`` names (development aid; opened read-only)."""
-    given = dev_warehouse_path()
-    if given is None:
-        yield request.getfixturevalue("real_warehouse")
-        return
-    con = duckdb.connect(str(given), read_only=True)
-    yield con
-    con.close()
+def real_wh(built_warehouse):
+    """The real warehouse, or the built warehouse that ``SPHRAGIS_TEST_WAREHOUSE`` names
+    (conftest ``built_warehouse``)."""
+    return built_warehouse
 
 
 @pytest.fixture(scope="module")

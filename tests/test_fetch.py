@@ -287,9 +287,10 @@ def test_cli_fetch_and_list(mirror_pin, monkeypatch, capsys):
     use_pins(monkeypatch, dict(pin, project="demo_project", license="CC0"))
     assert cli.main(["fetch", "--list"]) == 0
     listing = capsys.readouterr().out.splitlines()
-    assert listing[0].split() == ["snapshot", "project", "commit", "license", "state", "from"]
-    assert listing[1].split() == ["demo", "demo_project", FAKE_COMMIT, "CC0", "to", "fetch", "mirror",
-                                  str(settings.mirror / pin["archive"])]
+    assert listing[0].split() == ["snapshot", "project", "commit", "license", "state", "archive", "sha256", "from"]
+    # the archive's file name and sha256: what the offline error asks to put in a mirror folder
+    assert listing[1].split() == ["demo", "demo_project", FAKE_COMMIT, "CC0", "to", "fetch", pin["archive"],
+                                  pin["sha256"], "mirror", str(settings.mirror / pin["archive"])]
     assert cli.main(["fetch", "--quiet"]) == 0
     assert (settings.data / "demo" / "README.md").exists()
     assert cli.main(["fetch", "--list", "demo"]) == 0

@@ -261,6 +261,8 @@ def test_missing_snapshot_is_a_clear_error(tmp_path, monkeypatch, capsys):
     assert cli.main(["build", "--select", "int_tokens"]) == 1
     err = _one_error(capsys, "build")
     assert len(err.strip().splitlines()) == 1 and "snapshot 'harrington' is not unpacked" in err
+    # the installed package has no Makefile: the way out is a sphragis command
+    assert err.rstrip().endswith("; run `sphragis fetch`") and "make" not in err
     assert not settings.warehouse.exists()
 
 

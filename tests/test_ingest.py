@@ -83,7 +83,8 @@ def _escape_attribute(value: str) -> str:
 def test_xml_word_attributes_are_kept_verbatim(tmp_path_factory, sentences, with_comment):
     """Every word attribute reaches ``attrs`` with its value as the file gives it (escapes,
     quotes, leading spaces, markup-like text), in document order; a comment in a sentence goes
-    to ``extra_xml`` and is not a word (SPEC §2, raw layer lossless)."""
+    to ``extra_xml`` and is not a word (SPEC §2, raw layer lossless). A sentence with a control
+    character (category Cc: tab, newline, C1...) in a value is rejected whole, naming it."""
     body = []
     for i, words in enumerate(sentences, start=1):
         body.append(f'<sentence id="{i}">' + ("<!-- note -->" if with_comment and i == 1 else ""))
@@ -93,11 +94,16 @@ def test_xml_word_attributes_are_kept_verbatim(tmp_path_factory, sentences, with
     path.write_text('<?xml version="1.0" encoding="UTF-8"?>\n<treebank xmlns:saxon="http://saxon.sf.net/">\n'
                     + "".join(body) + "</treebank>\n", encoding="utf-8")
     pf = parse_agdt_xml(path)
-    words = [w for ws in sentences for w in ws]
+    control = [any(re.search("[\x00-\x1f\x7f-\x9f]", v) for w in ws for v in w.values()) for ws in sentences]
+    kept = [ws for ws, bad in zip(sentences, control) if not bad]
+    words = [w for ws in kept for w in ws]
     assert pf.tokens["attrs"] == words and [list(a) for a in pf.tokens["attrs"]] == [list(w) for w in words]
     assert pf.tokens["form"] == [w.get("form") for w in words]
-    assert pf.sentences["n_tokens"] == [len(ws) for ws in sentences]
-    assert pf.sentences["extra_xml"][0] == (["<!-- note -->"] if with_comment else None)
+    assert pf.sentences["n_tokens"] == [len(ws) for ws in kept]
+    assert pf.rejects["sentence_pos"] == [i for i, bad in enumerate(control, start=1) if bad]
+    assert all(" control character U+" in why for why in pf.rejects["reason"])
+    if not control[0]:
+        assert pf.sentences["extra_xml"][0] == (["<!-- note -->"] if with_comment else None)
 
 
 @pytest.mark.parametrize("word,attrs", [
@@ -225,7 +231,8 @@ def test_load_is_deterministic_and_keeps_rejects(tmp_path):
         con = duckdb.connect()
         summary = load.load(con, files, load.parse_all(files, workers=1))
         dumps.append(con.execute("select * from raw_tokens order by all").fetchall())
-        assert summary == {"gorman": {"files": 2, "sentences": 3, "tokens": summary["gorman"]["tokens"], "rejects": 2}}
+        assert summary == {"gorman": {"files": 2, "counted": 4, "sentences": 3, "tokens": summary["gorman"]["tokens"],
+                                      "rejects": 2}}
         rej = con.execute("select path, line, sentence_pos, reason from ingest_rejects order by sentence_pos nulls first").fetchall()
         assert rej[0][0] == "broken.xml" and rej[0][2] is None and "XML syntax error at line 1" in rej[0][3]
         assert rej[1][:3] == ("broken.xml", 1, 2)

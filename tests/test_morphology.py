@@ -195,7 +195,7 @@ def build_morphology(rows: list[tuple]) -> tuple[duckdb.DuckDBPyConnection, list
     con.execute("insert into int_sentences values (1)")
     con.execute("""create table int_tokens (sentence_uid bigint, token_pos integer, project varchar, form varchar,
                    lemma varchar, postag varchar, upos varchar, feats varchar, is_artificial boolean,
-                   is_word boolean)""")
+                   is_syntactic_word boolean)""")
     con.executemany("insert into int_tokens values (1, ?, ?, ?, ?, ?, ?, ?, ?, true)", rows)
     project = runner.load_project()
     runner.load_seeds(con, project)

@@ -36,7 +36,7 @@ def published():
     rows = list(FORMS)
     con.execute("create table int_tokens as select 1::bigint as sentence_uid, i::integer as token_pos, form, "
                 "'agdt' as project, i::varchar as src_id, i::integer as token_num, 0 as head_num, "
-                "false as is_artificial, false as is_multiword, true as is_word "
+                "false as is_artificial, false as is_multiword, true as is_syntactic_word "
                 "from (select unnest(?) as form, generate_subscripts(?, 1) as i)", [rows, rows])
     con.execute("""create table int_tree_tokens as select sentence_uid, token_pos, token_pos as i,
                    case when token_pos = 1 then 0 else 1 end as head, 'dep' as deprel, 'dep' as deprel_ud,

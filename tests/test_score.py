@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from conftest import pinned_source_file
+from sphragis.evaluation.bootstrap import draw
 from sphragis.evaluation.score import (
     METRICS,
     MIN_CI_SENTENCES,
@@ -23,7 +24,6 @@ from sphragis.evaluation.score import (
     ConlluFormatError,
     TokenizationMismatch,
     _bootstrap_f1,
-    _bootstrap_indices,
     evaluate_whole,
     format_table,
     parse_sentences,
@@ -238,7 +238,7 @@ def test_bootstrap_resamples_equal_evaluator_on_resampled_text(gold):
     pred = perturb(gold, seed=2, rate=0.15)
     g, p = parse_sentences(gold), parse_sentences(pred)
     counts = sentence_counts(g, p)
-    idx = _bootstrap_indices(len(g), 15, 776)
+    idx = draw(len(g), 15, 776)
     fast = _bootstrap_f1(counts, idx)
     for b, row in enumerate(idx):
         ev = evaluate_whole("".join(g[i].text() for i in row), "".join(p[i].text() for i in row))
@@ -263,7 +263,7 @@ def test_empty_resample_scores_zero_as_the_evaluator_does(gold):
     assert tuple(counts[0, clas]) == (0, 0, 0)
     assert tuple(counts[1, clas]) == (12, 13, 13)
     f1_s2 = 100 * 2 * 12 / 26  # = 92.31: any resample holding sentence 2 scores this
-    idx = _bootstrap_indices(2, 999, 776)
+    idx = draw(2, 999, 776)
     only_s1 = int((idx == 0).all(axis=1).sum())  # resamples drawing sentence 1 twice
     assert 200 < only_s1 < 300  # about a quarter of 999 (1/4 chance each)
     fast = _bootstrap_f1(counts, idx)[:, clas]
@@ -307,8 +307,8 @@ def test_one_sentence_bucket_gets_no_ci_and_a_note(gold):
     assert score(g[0].text(), g[0].text(), bootstrap=0).overall.ci_note is None
 
 
-def test_bootstrap_indices_protocol():
-    idx = _bootstrap_indices(7, 999, 776)
+def test_bootstrap_draw_protocol():
+    idx = draw(7, 999, 776)
     assert idx.shape == (999, 7)
     assert np.array_equal(idx, np.random.default_rng(776).integers(0, 7, size=(999, 7)))
 

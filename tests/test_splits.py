@@ -18,6 +18,12 @@ from sphragis import runner
 
 SPLIT_MODELS = [
     "int_author_projects",
+    # passage overlap (SPEC §7.1), read by mart_split_assignments; no pair in CORPUS's texts
+    "int_overlap_texts",
+    "int_record_overlap_pairs",
+    "int_overlap_pairs",
+    "int_overlap_edges",
+    "int_overlap_groups",
     "mart_split_assignments",
     "mart_split_rows",
     "mart_split_exclusions",
@@ -95,7 +101,8 @@ select
     'k' || uid::varchar as dedup_key,
     uid as sentence_uid,
     project, treebank_source, author, work, work_id, genre,
-    'λόγος ' || uid::varchar as text,
+    -- letters only, one text per row (the overlap measure drops digits)
+    'λόγος ' || translate(uid::varchar, '0123456789', 'αβγδεζηθικ') as text,
     [struct_pack(id := 1, form := 'λόγος', lemma := 'λόγος', upos := 'NOUN', feats := 'Case=Nom',
                  head := 0, deprel := 'root')] as tokens,
     case when project like 'ud%' then []
@@ -122,9 +129,13 @@ UNITS_SQL = [
 ]
 
 
-def build(con: duckdb.DuckDBPyConnection, corpus=CORPUS) -> None:
+def build(con: duckdb.DuckDBPyConnection, corpus=CORPUS, *, models=SPLIT_MODELS, edits=(),
+          variables: dict | None = None) -> None:
     """Create the stand-in int_eligible_sentences from ``corpus`` and build the split models in
-    dependency order from their rendered SQL, then run their declared data tests.
+    dependency order from their rendered SQL (build variables ``variables`` over the defaults),
+    then run their declared data tests. ``edits``: SQL statements run on the stand-in table
+    ``stand_in_units`` (e.g. setting texts) before it is split into int_units and
+    int_eligible_sentences; ``models``: the models built.
 
     Raises:
         runner.ModelTestFailure: a declared data test of the split models failed.
@@ -137,12 +148,12 @@ def build(con: duckdb.DuckDBPyConnection, corpus=CORPUS) -> None:
                     [(n, a, w, wid, g, p, TREEBANK[p], k, x, nx)
                      for n, (a, w, wid, g, p, k, x, nx) in enumerate(corpus, 1)])
     con.execute(ELIGIBLE_SQL)
-    for sql in UNITS_SQL:
+    for sql in [*edits, *UNITS_SQL]:
         con.execute(sql)
     runner.load_seeds(con, project)
-    for name in [n for n in project.order(set(SPLIT_MODELS)) if n in SPLIT_MODELS]:
-        con.execute(f"create or replace table {name} as\n{runner.render(project, name)}")
-    failures = runner.run_tests(con, project, set(SPLIT_MODELS))
+    for name in [n for n in project.order(set(models)) if n in models]:
+        con.execute(f"create or replace table {name} as\n{runner.render(project, name, variables)}")
+    failures = runner.run_tests(con, project, set(models))
     if failures:
         raise runner.ModelTestFailure(failures)
 
@@ -294,7 +305,9 @@ def test_benchmark_rows_shapes(con):
         "constituent_provenance", "held_out_source", "work"))
     assert size == 5 and len(text) == len(conllu) == len(native) == len(ids) == len(prov) == 5
     # each unit's payload is its chosen parse's (int_units row of its first record's sentence_uid)
-    assert text == ["λόγος " + str(next(r for r in records if r["unit"] == k)["sentence_uid"]) for k in range(5)]
+    letters = str.maketrans("0123456789", "αβγδεζηθικ")  # ELIGIBLE_SQL's text: the uid in letters
+    assert text == ["λόγος " + str(next(r for r in records if r["unit"] == k)["sentence_uid"]).translate(letters)
+                    for k in range(5)]
     assert conllu[0][0][0]["deprel"] == "root" and len(conllu[0]) == 1
     assert sorted({r["unit"] for r in records}) == [0, 1, 2, 3, 4]
     assert held == "Pedalion" and work == "Beta One"

@@ -183,14 +183,14 @@ def test_a_running_build_is_not_disturbed(wh, tmp_path):
             holder.kill()
 
 
-def test_shell_is_read_only(wh, monkeypatch):
-    """The interactive shell is harlequin (``--read-only``) or DuckDB's CLI (``-readonly``)."""
+def test_shell_is_read_only(wh, monkeypatch, tmp_path):
+    """The interactive shell is harlequin (``--read-only``, locked: tests/test_hostile_shell.py)."""
     try:
-        cmd = sqlmod.shell_command(wh)
+        cmd = sqlmod.shell_command(wh, tmp_path)
     except sqlmod.QueryError as exc:
         pytest.skip(str(exc))  # the message names what to install
     assert cmd[-1] == str(wh)
-    assert ("--read-only" in cmd) or ("-readonly" in cmd)
+    assert "--read-only" in cmd
     if Path(cmd[0]).name == "harlequin":
         r = subprocess.run([cmd[0], "--version"], capture_output=True, text=True, timeout=60)
         assert r.returncode == 0

@@ -182,7 +182,7 @@ def _tables(con: duckdb.DuckDBPyConnection, sentences: dict) -> None:
     """Create int_tokens, int_token_morphology and int_sentences from ``sentences``."""
     con.execute("""create table int_tokens (project varchar, sentence_uid bigint, token_pos integer,
         src_id varchar, token_num integer, form varchar, postag varchar, upos varchar, head_src varchar,
-        head_num integer, relation varchar, is_artificial boolean, is_word boolean,
+        head_num integer, relation varchar, is_artificial boolean, is_syntactic_word boolean,
         is_multiword boolean default false)""")
     con.execute("""create table int_token_morphology (sentence_uid bigint, token_pos integer, tag varchar,
         upos varchar, is_punct boolean, lemma varchar default null)""")

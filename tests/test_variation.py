@@ -281,10 +281,10 @@ ANALYST_ANSWERS = {
 }
 
 
-@pytest.mark.parametrize("path", sorted(ANALYSES.glob("*.sql")), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", [ANALYSES / n for n in sorted(ANALYST_ANSWERS)], ids=lambda p: p.name)
 def test_analyst_queries_answer_exactly(tiny, path):
-    # every query file is run (a new one fails here until its answer is worked out above)
-    assert path.name in ANALYST_ANSWERS, f"{path.name}: add its worked-out answer to ANALYST_ANSWERS"
+    # the variation queries; those over `tokens` are answered on the real build (test_tokens.py,
+    # which also checks that every query file is answered by one of the two)
     rows = tiny.execute(path.read_text(encoding="utf-8")).fetchall()
     assert rows == ANALYST_ANSWERS[path.name]
 

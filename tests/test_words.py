@@ -23,7 +23,7 @@ def _db(sentences: dict[int, list[tuple]]) -> duckdb.DuckDBPyConnection:
     con = duckdb.connect()
     con.execute("""create table int_tokens (sentence_uid bigint, token_pos integer, project varchar,
                    src_id varchar, token_num integer, form varchar, head_num integer, is_artificial boolean,
-                   is_multiword boolean, is_word boolean)""")
+                   is_multiword boolean, is_syntactic_word boolean)""")
     con.execute("""create table int_token_morphology (sentence_uid bigint, token_pos integer, is_punct boolean,
                    lemma varchar, tag varchar)""")
     for uid, rows in sentences.items():

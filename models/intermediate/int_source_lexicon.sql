@@ -15,7 +15,7 @@ tokens as (
         trim(form) as form,
         is_artificial
     from {{ ref('int_tokens') }}
-    where is_word
+    where is_syntactic_word
 ),
 
 neighbours as (

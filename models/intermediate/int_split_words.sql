@@ -33,7 +33,7 @@ tokens as not materialized (
         token_num,
         head_num,
         trim(form) as form,
-        is_word,
+        is_syntactic_word,
         is_artificial,
         is_multiword
     from {{ ref('int_tokens') }}
@@ -70,20 +70,20 @@ hyphen_sentences as (
     select distinct sentence_uid
     from tokens
     where
-        is_word and project not like 'ud\_%' escape '\'
+        is_syntactic_word and project not like 'ud\_%' escape '\'
         and (starts_with(form, '-') or ends_with(form, '-'))
 ),
 
 xml_words as (
     -- word tokens of those sentences that carry a letter, in document order
     select
-        t.* exclude (t.is_word, t.is_artificial, t.is_multiword),
+        t.* exclude (t.is_syntactic_word, t.is_artificial, t.is_multiword),
         lag(t.form) over (partition by t.sentence_uid order by t.token_pos) as prev_form
     from tokens as t
     semi join hyphen_sentences as h on t.sentence_uid = h.sentence_uid
     inner join morphology as m on t.sentence_uid = m.sentence_uid and t.token_pos = m.token_pos
     where
-        t.is_word and not t.is_artificial and not m.is_punct
+        t.is_syntactic_word and not t.is_artificial and not m.is_punct
         and t.project not like 'ud\_%' escape '\'
         and regexp_matches(t.form, '\p{L}')
 ),
@@ -133,7 +133,7 @@ mwt as (
 
 mwt_pieces as (
     select
-        t.* exclude (t.is_word, t.is_artificial, t.is_multiword),
+        t.* exclude (t.is_syntactic_word, t.is_artificial, t.is_multiword),
         'multiword_token' as split_kind,
         t.sentence_uid || ':m' || w.token_pos as word_id,
         t.token_num <> w.last_num as is_clitic,
@@ -143,7 +143,7 @@ mwt_pieces as (
     inner join tokens as t
         on
             w.sentence_uid = t.sentence_uid
-            and t.is_word
+            and t.is_syntactic_word
             and t.token_num between w.first_num and w.last_num
 ),
 
@@ -155,7 +155,7 @@ mark_tokens as (
     from tokens as t
     cross join elision_marks as e  -- noqa: AL05
     where
-        t.is_word and not t.is_artificial and t.form <> ''
+        t.is_syntactic_word and not t.is_artificial and t.form <> ''
         and len(list_filter(string_split(t.form, ''), lambda c: not list_contains(e.marks, c))) = 0  -- noqa: PRS, LT02, RF02
 ),
 
@@ -171,8 +171,8 @@ mark_neighbours as (
         n.form as next_form,
         nm.lemma as next_lemma
     from mark_tokens as m
-    left join tokens as p on m.sentence_uid = p.sentence_uid and p.is_word and p.token_pos = m.token_pos - 1
-    left join tokens as n on m.sentence_uid = n.sentence_uid and n.is_word and n.token_pos = m.token_pos + 1
+    left join tokens as p on m.sentence_uid = p.sentence_uid and p.is_syntactic_word and p.token_pos = m.token_pos - 1
+    left join tokens as n on m.sentence_uid = n.sentence_uid and n.is_syntactic_word and n.token_pos = m.token_pos + 1
     left join morphology as nm on n.sentence_uid = nm.sentence_uid and n.token_pos = nm.token_pos
 ),
 
@@ -236,7 +236,7 @@ mark_words as (
 
 mark_pieces as (
     select
-        t.* exclude (t.is_word, t.is_artificial, t.is_multiword),
+        t.* exclude (t.is_syntactic_word, t.is_artificial, t.is_multiword),
         w.split_kind,
         w.sentence_uid || ':e' || w.mark_pos as word_id,
         t.token_pos = w.mark_pos as is_clitic,
@@ -272,7 +272,7 @@ source_heads as (
         t.head_num
     from tokens as t
     semi join piece_sentences as s on t.sentence_uid = s.sentence_uid
-    where t.is_word and t.token_num is not null
+    where t.is_syntactic_word and t.token_num is not null
     qualify row_number() over (partition by t.sentence_uid, t.token_num order by t.token_pos) = 1
 ),
 

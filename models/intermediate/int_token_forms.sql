@@ -32,7 +32,7 @@ tokens as (
         project,
         form
     from {{ ref('int_tokens') }}
-    where is_word
+    where is_syntactic_word
 ),
 
 split_words as (select * from {{ ref('int_split_words') }}),

@@ -1,5 +1,5 @@
 -- One morphological analysis per word token (SPEC §3). Grain: one row per word token of
--- int_tokens (is_word), key (sentence_uid, token_pos).
+-- int_tokens (is_syntactic_word), key (sentence_uid, token_pos).
 --
 -- 1. Normalized nine-position AGDT tag: from `postag` (agdt, gorman, pedalion, harrington) or the
 --    XPOS (ud_perseus), repaired by the named rules of seed tag_rules; derived from UPOS+FEATS for
@@ -30,7 +30,7 @@ tokens as (
         feats,
         is_artificial
     from {{ ref('int_tokens') }}
-    where is_word
+    where is_syntactic_word
 ),
 
 tag_positions as (

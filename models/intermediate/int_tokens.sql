@@ -11,7 +11,7 @@ unioned as (
 final as (
     select
         * exclude (attrs),
-        not(is_multiword or is_empty_node) as is_word
+        not(is_multiword or is_empty_node) as is_syntactic_word  -- punctuation included: see is_punct
     from unioned
 )
 

@@ -7,7 +7,7 @@ with
 
 tokens as (
     select * from {{ ref('int_tokens') }}
-    where is_word
+    where is_syntactic_word
 ),
 
 punct_tokens as (

@@ -53,7 +53,7 @@ word_forms as (
     from tokens
     inner join scoped_sentences on tokens.sentence_uid = scoped_sentences.sentence_uid
     where
-        tokens.is_word
+        tokens.is_syntactic_word
         and not tokens.is_artificial
         and (
             scoped_sentences.project || '-' || scoped_sentences.fold in (select fold_keys.fold_key from fold_keys)

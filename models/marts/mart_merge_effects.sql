@@ -76,6 +76,21 @@ feats_parts as (
     left join feats_pairs as pub
         on pre.profile_id = pub.profile_id and pre.feature = pub.feature and pub.scheme = 'published'
     where pre.scheme = 'pre_merge'
+    union all
+    -- a published Feature=Value whose tokens carried no value of that feature before the merge
+    -- (the source FEATS lack it, the tag gives it: UD Perseus gerundives have no VerbForm) is a
+    -- part too, `Feature=(absent)`, so that the parts of every merge add up to its tokens
+    select
+        pub.n,
+        pub.feature || '=(absent)' as pair,
+        pub.pair as published_pair
+    from feats_pairs as pub
+    where
+        pub.scheme = 'published'
+        and not exists (
+            select 1 from feats_pairs as pre
+            where pre.profile_id = pub.profile_id and pre.feature = pub.feature and pre.scheme = 'pre_merge'
+        )
 ),
 
 pairs as (
@@ -119,8 +134,10 @@ merge_map as (
         published_category,
         n_tokens
     from pair_counts
+    -- an absent part is one part of each published value it becomes
     qualify row_number() over (
-        partition by kind, part_category order by n_tokens desc, published_category asc
+        partition by kind, part_category, if(part_category like '%=(absent)', published_category, null)
+        order by n_tokens desc, published_category asc
     ) = 1
 ),
 
@@ -139,7 +156,7 @@ final as (
         m.kind,
         m.published_category,
         m.part_category,
-        p.feature,
+        coalesce(p.feature, pv.feature) as feature,
         m.part_category = m.published_category as is_same_label,
         g.n_parts,
         100.0 * m.n_tokens / pv.n_category_tokens as part_share_pct,
@@ -153,7 +170,7 @@ final as (
         pv.mean_rate_pct as merged_mean_rate_pct
     from merge_map as m
     inner join merged_categories as g on m.kind = g.kind and m.published_category = g.published_category
-    inner join variation as p
+    left join variation as p
         on m.kind = p.kind and p.scheme = 'pre_merge' and m.part_category = p.category
     inner join variation as pv
         on m.kind = pv.kind and pv.scheme = 'published' and m.published_category = pv.category

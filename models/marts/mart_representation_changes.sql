@@ -28,7 +28,7 @@ word_tokens as (
         count(*) as word_tokens,
         count(*) filter (where is_artificial) as artificial_tokens
     from tokens
-    where is_word
+    where is_syntactic_word
     group by project
 ),
 

@@ -16,11 +16,36 @@
 -- Both tracks, per author: retained only if train, validation and test each have >= 50 candidate
 --   rows ('author_below_threshold' otherwise); then within each (author, split) of c rows, ranked
 --   1..c by bottleneck_hash, ranks > (c // 50) * 50 are excluded ('bottleneck_remainder').
+--
+-- Passage overlap (SPEC §7.1, issue 29; int_overlap_edges, int_overlap_groups). Every row is
+-- assigned twice: `baseline_split` by the rules above alone, `split` by this build's rules:
+-- * source_held_out: with var('overlap_conflict_rule') on, both rows of an author-conflict pair
+--   are excluded ('overlap_author_conflict'; SPEC §7's conflict rule); with
+--   var('overlap_drop_train_twins') on, a would-be training row overlapping a validation or test
+--   candidate of its author is excluded ('overlaps_evaluation_row'). Both before the bottleneck.
+-- * main, var('split_profile') = 'seed000' (default): seed 000's split unchanged (the conflict rule
+--   is not applied there: it would move published rows); 'grouped': each overlap group (a row
+--   outside any pair is its own group) goes to one split as a unit: it is placed in the (author,
+--   work) of its member with the smallest split_hash, units ranked by that hash, and a unit goes to
+--   validation while the rows of the units before it number fewer than the holdout v of its
+--   (author, work) (rows of the units placed there), to test while fewer than 2v, else to train (a
+--   stratum of single rows gets exactly the seed's split); the conflict rule applies as above.
 with
 
 eligible as (select * from {{ ref('int_eligible_sentences') }}),
 
 author_projects as (select * from {{ ref('int_author_projects') }}),
+
+overlap_edges as (select * from {{ ref('int_overlap_edges') }}),
+
+overlap_groups as (select * from {{ ref('int_overlap_groups') }}),
+
+conflict_rows as (
+    -- rows in an author-conflict pair (omitted by the conflict rule when it is on)
+    select distinct row_id
+    from overlap_edges
+    where is_author_conflict
+),
 
 base as (
     select
@@ -38,8 +63,12 @@ base as (
         e.sentence_pos,
         {{ stable_hash('e.row_id') }} as split_hash,
         {{ stable_hash('e.row_id', 'bottleneck:') }} as bottleneck_hash,
-        {{ citation_key('e.passage') }} as citation_key
+        {{ citation_key('e.passage') }} as citation_key,
+        coalesce(g.group_id, e.row_id) as unit_id,
+        {{ var('overlap_conflict_rule') }} and c.row_id is not null as is_overlap_conflict
     from eligible as e
+    left join overlap_groups as g on e.row_id = g.row_id
+    left join conflict_rows as c on e.row_id = c.row_id
 ),
 
 textual as (
@@ -87,6 +116,53 @@ main_candidates as (
     from main_holdout
 ),
 
+unit_anchors as (
+    -- each overlap unit is placed in the (author, work) of its member with the smallest split_hash
+    select
+        unit_id,
+        arg_min(author, (split_hash, row_id)) as author,
+        arg_min(work, (split_hash, row_id)) as work,
+        min(split_hash) as unit_hash,
+        count(*) as unit_rows
+    from base
+    group by unit_id
+),
+
+unit_ranked as (
+    select
+        *,
+        coalesce(sum(unit_rows) over (
+            partition by author, work order by unit_hash, unit_id rows between unbounded preceding and 1 preceding
+        ), 0) as rows_before,
+        sum(unit_rows) over (partition by author, work) as stratum_rows
+    from unit_anchors
+),
+
+unit_splits as (
+    select
+        unit_id,
+        case
+            when rows_before < {{ group_holdout('stratum_rows') }} then 'validation'
+            when rows_before < 2 * ({{ group_holdout('stratum_rows') }}) then 'test'
+            else 'train'
+        end as unit_split
+    from unit_ranked
+),
+
+main_build_candidates as (
+    -- split profile 'grouped': the unit's split, and the conflict rule; 'seed000': seed 000's split
+    select
+        m.* replace (
+            case when '{{ var("split_profile") }}' = 'grouped' then u.unit_split else m.candidate_split end
+                as candidate_split,
+            case
+                when '{{ var("split_profile") }}' = 'grouped' and m.is_overlap_conflict then 'overlap_author_conflict'
+            end as pre_reason
+        )
+    from main_candidates as m
+    inner join unit_splits as u on m.unit_id = u.unit_id
+),
+
 -- source-held-out track --------------------------------------------------------------------------
 
 held_out as (
@@ -132,16 +208,65 @@ held_out_candidates as (
     from held_out_ranked
 ),
 
--- bottleneck (both tracks) -----------------------------------------------------------------------
+held_out_conflicts as (
+    select
+        * replace (
+            coalesce(pre_reason, case when is_overlap_conflict then 'overlap_author_conflict' end) as pre_reason
+        )
+    from held_out_candidates
+),
+
+train_twins as (
+    -- would-be training rows overlapping a validation or test candidate of their author
+    select distinct t.row_id
+    from held_out_conflicts as t
+    inner join overlap_edges as o on t.row_id = o.row_id
+    inner join held_out_conflicts as e on o.twin_row_id = e.row_id
+    where
+        t.candidate_split = 'train' and t.pre_reason is null
+        and e.candidate_split in ('validation', 'test') and e.pre_reason is null
+        and t.author = e.author
+),
+
+held_out_build_candidates as (
+    select
+        h.* replace (
+            coalesce(
+                h.pre_reason,
+                case when {{ var('overlap_drop_train_twins') }} and w.row_id is not null then 'overlaps_evaluation_row' end
+            ) as pre_reason
+        )
+    from held_out_conflicts as h
+    left join train_twins as w on h.row_id = w.row_id
+),
+
+-- bottleneck (both tracks, both variants) ----------------------------------------------------------
 
 candidates as (
-    select * from main_candidates
+    select
+        *,
+        'baseline' as variant
+    from main_candidates
     union all by name
-    select * from held_out_candidates
+    select
+        *,
+        'baseline' as variant
+    from held_out_candidates
+    union all by name
+    select
+        *,
+        'build' as variant
+    from main_build_candidates
+    union all by name
+    select
+        *,
+        'build' as variant
+    from held_out_build_candidates
 ),
 
 author_counts as (
     select
+        variant,
         track,
         author,
         count(*) filter (where candidate_split = 'train') as train_rows,
@@ -149,7 +274,7 @@ author_counts as (
         count(*) filter (where candidate_split = 'test') as test_rows
     from candidates
     where pre_reason is null
-    group by track, author
+    group by variant, track, author
 ),
 
 bottlenecked as (
@@ -161,45 +286,66 @@ bottlenecked as (
         case
             when c.pre_reason is null
                 then row_number() over (
-                    partition by c.track, c.author, c.candidate_split, c.pre_reason is null
+                    partition by c.variant, c.track, c.author, c.candidate_split, c.pre_reason is null
                     order by c.bottleneck_hash, c.row_id
                 )
         end as split_rank,
-        count(*) over (partition by c.track, c.author, c.candidate_split, c.pre_reason is null) as split_rows
+        count(*) over (partition by c.variant, c.track, c.author, c.candidate_split, c.pre_reason is null)
+            as split_rows
     from candidates as c
-    left join author_counts as a on c.track = a.track and c.author = a.author
+    left join author_counts as a on c.variant = a.variant and c.track = a.track and c.author = a.author
 ),
 
-final as (
+decided as (
     select
-        track,
-        row_id,
-        dedup_key,
-        author,
-        work,
-        work_id,
-        genre,
-        project,
-        treebank_source,
-        projects,
-        passage,
-        file_name,
-        sentence_pos,
-        citation_key,
-        text_order,
-        split_hash,
-        bottleneck_hash,
-        held_out_project,
-        held_out_source,
-        candidate_split,
+        *,
         case
             when pre_reason is not null then pre_reason
             when not author_retained then 'author_below_threshold'
             when split_rank > (split_rows // {{ split_block() }}) * {{ split_block() }} then 'bottleneck_remainder'
-        end as excluded_reason,
-        excluded_reason is null as is_published,
-        case when is_published then candidate_split end as split
+        end as excluded_reason
     from bottlenecked
+),
+
+baseline as (
+    select
+        track,
+        row_id,
+        case when excluded_reason is null then candidate_split end as baseline_split
+    from decided
+    where variant = 'baseline'
+),
+
+final as (
+    select
+        d.track,
+        d.row_id,
+        d.dedup_key,
+        d.author,
+        d.work,
+        d.work_id,
+        d.genre,
+        d.project,
+        d.treebank_source,
+        d.projects,
+        d.passage,
+        d.file_name,
+        d.sentence_pos,
+        d.citation_key,
+        d.text_order,
+        d.split_hash,
+        d.bottleneck_hash,
+        d.held_out_project,
+        d.held_out_source,
+        d.candidate_split,
+        d.excluded_reason,
+        d.excluded_reason is null as is_published,
+        case when is_published then d.candidate_split end as split,
+        d.unit_id as overlap_unit_id,
+        b.baseline_split
+    from decided as d
+    inner join baseline as b on d.track = b.track and d.row_id = b.row_id
+    where d.variant = 'build'
 )
 
 select * from final

@@ -49,8 +49,9 @@ causes as (
         ('curation_decision', 1, r.curation_rows),
         ('dedup_key', 2, r.dedup_rows),
         ('bottleneck', 3, r.bottleneck_rows),
-        ('missing_upstream_file', 4, r.missing_file_rows),
-        ('unexplained', 5, r.unexplained_rows)
+        ('overlap_split', 4, r.overlap_rows),
+        ('missing_upstream_file', 5, r.missing_file_rows),
+        ('unexplained', 6, r.unexplained_rows)
     ) as c (cause, cause_order, rows)
 ),
 
@@ -65,6 +66,7 @@ final as (
             when 'curation_decision' then o.detail
             when 'dedup_key' then 'seed 000 keyed the source spelling (elision marks and look-alike letters not yet unified): a letter-like mark such as U+02BC kept two records of one sentence apart'
             when 'bottleneck' then 'cut to a multiple of 50 rows per author and split'
+            when 'overlap_split' then 'passage-overlap rules of the split profile (each overlap group in one split; conflict pairs omitted)'
             when 'missing_upstream_file' then f.detail
         end as detail
     from causes as c

@@ -308,6 +308,19 @@ def _non_negative(text: str) -> int:
     return n
 
 
+def add_bootstrap_options(parser: argparse.ArgumentParser, unit: str = "sentences") -> None:
+    """Add ``--bootstrap``, ``--seed`` and ``--confidence`` (the percentile bootstrap of
+    :mod:`.bootstrap`, defaults from :mod:`.definitions`) to ``parser``; ``unit`` names what is
+    resampled in the help text. Used by ``sphragis eval score`` and ``sphragis score``."""
+    from .definitions import CONFIDENCE, RESAMPLES, SEED
+
+    parser.add_argument("--bootstrap", type=_non_negative, default=RESAMPLES,
+                        help=f"bootstrap resamples of the {unit} (default {RESAMPLES}; 0 = no CI)")
+    parser.add_argument("--seed", type=int, default=SEED, help=f"resampling seed (default {SEED})")
+    parser.add_argument("--confidence", type=_probability, default=CONFIDENCE,
+                        help=f"confidence level of the CI (default {CONFIDENCE})")
+
+
 _INPUT_HELP = ("a CoNLL-U file path, a named UD fold (e.g. ud_perseus-test) or a warehouse "
                "annotation VIEW:SELECTION (e.g. native:agdt@ud_perseus-test; see `sphragis eval --help`)")
 
@@ -363,11 +376,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "exactly; the first difference is reported. A resample with no gold and no system items\n"
         "for a metric scores 0, as the CoNLL 2018 evaluator scores it (kept, not dropped); a\n"
         f"bucket of fewer than {MIN_CI_SENTENCES} sentences gets no CI and a note.")
-    s.add_argument("--bootstrap", type=_non_negative, default=999,
-                   help="bootstrap resamples (default 999; 0 = no CI)")
-    s.add_argument("--seed", type=int, default=776, help="resampling seed (default 776)")
-    s.add_argument("--confidence", type=_probability, default=0.95,
-                   help="confidence level of the CI (default 0.95)")
+    add_bootstrap_options(s)
     s.add_argument("--by", choices=["genre", "author"],
                    help="also score per genre or per author of the works registry (needs the warehouse)")
     s.add_argument("--json", metavar="PATH", help="also write the scores as JSON")

@@ -10,6 +10,8 @@ numpy, no evaluator import): ``sphragis eval --help`` reads it.
 * :data:`PROTOCOLS`: a reference protocol's choices, set at once by ``--protocol``.
 * :data:`EMPTY_RESAMPLE_RULE`, :data:`MIN_CI_SENTENCES`: how ``sphragis eval score`` scores a
   bootstrap resample with an empty F1 denominator, and the fewest sentences that get a CI.
+* :data:`RESAMPLES`, :data:`SEED`, :data:`CONFIDENCE`: the bootstrap's defaults
+  (:mod:`.bootstrap`; ``sphragis eval score`` and ``sphragis score``).
 """
 
 from __future__ import annotations
@@ -19,12 +21,15 @@ import csv
 from .. import config
 
 __all__ = [
+    "CONFIDENCE",
     "CONVERSION_SEED",
     "EMPTY_RESAMPLE_RULE",
     "MIN_CI_SENTENCES",
     "PER_TYPE",
     "PROTOCOLS",
+    "RESAMPLES",
     "SCHEME_TYPES",
+    "SEED",
     "conversion_seed_rows",
 ]
 
@@ -56,6 +61,12 @@ PROTOCOLS: dict[str, dict[str, str]] = {
 
 #: Fewest sentences a subset (bucket or fold) needs to get a bootstrap CI.
 MIN_CI_SENTENCES = 2
+
+#: Bootstrap defaults (:mod:`.bootstrap`): resamples, seed of ``numpy.random.default_rng`` (the
+#: benchmark's seed, ``config.SPLIT_SEED``) and two-sided confidence level.
+RESAMPLES = 999
+SEED = config.SPLIT_SEED
+CONFIDENCE = 0.95
 
 #: How a bootstrap resample with an empty F1 denominator is scored (the CoNLL 2018 evaluator's
 #: ``Score.f1``).

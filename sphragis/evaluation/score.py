@@ -13,10 +13,11 @@ Protocol (seed 001 "Protocol"; SPEC §12 "Scoring"):
 * **Gold tokenization.** Gold and prediction must carry the same sentences with the same token
   and word lines (ID and FORM, empty nodes excluded). The first difference raises
   :class:`TokenizationMismatch` *before* the evaluator runs, naming the sentence and the token.
-* **Confidence intervals.** Percentile bootstrap over sentences: ``bootstrap`` resamples
-  (default 999) of sentence indices drawn with replacement from ``numpy.random.default_rng(seed)``
-  (default seed 776); the interval is the ``(1 − confidence)/2`` and ``(1 + confidence)/2``
-  quantiles (numpy's default linear interpolation) of the resampled F1 values.
+* **Confidence intervals.** Percentile bootstrap over sentences (:mod:`.bootstrap`, the
+  toolkit's one bootstrap): ``bootstrap`` resamples (default 999) of sentence indices drawn with
+  replacement from ``numpy.random.default_rng(seed)`` (default seed 776); the interval is the
+  ``(1 − confidence)/2`` and ``(1 + confidence)/2`` quantiles (numpy's default linear
+  interpolation) of the resampled F1 values.
 * **Empty resamples.** A resample whose F1 denominator is zero for a metric (no gold and no
   system items, e.g. CLAS over resampled sentences without content words) scores 0, exactly as
   the official evaluator scores such a file (``Score.f1 = 0.0``); it is kept, not dropped
@@ -48,6 +49,7 @@ from typing import Any
 import numpy as np
 import udtools.udeval as _udeval
 
+from .bootstrap import CONFIDENCE, RESAMPLES, SEED, draw, percentile_interval, resampled_sums
 from .definitions import EMPTY_RESAMPLE_RULE, MIN_CI_SENTENCES
 
 __all__ = [
@@ -395,26 +397,14 @@ class ScoreResult:
         return format_table(self)
 
 
-def _bootstrap_indices(n: int, bootstrap: int, seed: int) -> np.ndarray:
-    """``(bootstrap, n)`` sentence indices drawn with replacement from ``default_rng(seed)``."""
-    rng = np.random.default_rng(seed)
-    return rng.integers(0, n, size=(bootstrap, n))
-
-
 def _bootstrap_f1(counts: np.ndarray, indices: np.ndarray) -> np.ndarray:
     """F1 (percent) of every resample and metric: shape ``(bootstrap, len(METRICS))``.
 
-    Resampled totals are multiplicity-weighted sums of per-sentence counts (exact in float64 for
-    any realistic fold). A resample with no gold and no system items scores 0, as the CoNLL 2018
-    evaluator scores it (``Score.f1``; :data:`EMPTY_RESAMPLE_RULE`).
+    Resampled totals are the multiplicity-weighted sums of per-sentence counts
+    (:func:`.bootstrap.resampled_sums`). A resample with no gold and no system items scores 0, as
+    the CoNLL 2018 evaluator scores it (``Score.f1``; :data:`EMPTY_RESAMPLE_RULE`).
     """
-    n = counts.shape[0]
-    b = indices.shape[0]
-    offsets = (np.arange(b, dtype=np.int64) * n)[:, None]
-    mult = np.bincount((indices + offsets).ravel(), minlength=b * n).reshape(b, n)
-    mult = mult.astype(np.float64)
-    sums = mult @ counts.reshape(n, -1).astype(np.float64)
-    sums = sums.reshape(b, counts.shape[1], 3)
+    sums = resampled_sums(counts, indices)
     den = sums[:, :, _GOLD] + sums[:, :, _SYSTEM]
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(den > 0, 100 * (2 * sums[:, :, _CORRECT] / den), 0.0)
@@ -430,12 +420,10 @@ def _score_subset(counts: np.ndarray, bootstrap: int, seed: int, confidence: flo
         note = (f"no CI: {n} sentence(s); the bootstrap needs at least {MIN_CI_SENTENCES} "
                 "(resampling one sentence only redraws it)")
     elif bootstrap > 0:
-        f1s = _bootstrap_f1(counts, _bootstrap_indices(n, bootstrap, seed))
-        alpha = (1.0 - confidence) / 2.0
-        bounds = np.quantile(f1s, [alpha, 1.0 - alpha], axis=0)
+        low, high = percentile_interval(_bootstrap_f1(counts, draw(n, bootstrap, seed)), confidence)
         for j in range(len(METRICS)):
             if total[j, _GOLD] + total[j, _SYSTEM] > 0:  # else no F1, hence no CI
-                lows[j], highs[j] = float(bounds[0, j]), float(bounds[1, j])
+                lows[j], highs[j] = float(low[j]), float(high[j])
     metrics: dict[str, MetricScore] = {}
     for j, m in enumerate(METRICS):
         c, g, s = (int(x) for x in total[j])
@@ -447,8 +435,8 @@ def _score_subset(counts: np.ndarray, bootstrap: int, seed: int, confidence: flo
     return BucketScore(sentences=n, words=words, metrics=metrics, ci_note=note)
 
 
-def score(gold_text: str, pred_text: str, *, bootstrap: int = 999, seed: int = 776,
-          confidence: float = 0.95, buckets: Mapping[str, str] | None = None) -> ScoreResult:
+def score(gold_text: str, pred_text: str, *, bootstrap: int = RESAMPLES, seed: int = SEED,
+          confidence: float = CONFIDENCE, buckets: Mapping[str, str] | None = None) -> ScoreResult:
     """Score predicted CoNLL-U against gold CoNLL-U with gold tokenization (SPEC §12, seed 001).
 
     Args:

@@ -212,7 +212,8 @@ def _sources_yml(models_dir: Path) -> dict[str, dict]:
 
 def consumer_reads(modules: tuple[str, ...], known: set[str]) -> list[str]:
     """Known table names that occur as words in the source of ``modules`` (importable names);
-    a module that cannot be imported contributes nothing."""
+    a module that cannot be imported contributes nothing. A name without an underscore is an
+    ordinary word too (the mart ``tokens``): it counts only after ``from`` or ``join``."""
     import importlib
 
     found: set[str] = set()
@@ -221,7 +222,9 @@ def consumer_reads(modules: tuple[str, ...], known: set[str]) -> list[str]:
             src = inspect.getsource(importlib.import_module(mod))
         except (ImportError, OSError, TypeError):
             continue
-        found |= set(re.findall(r"\b[a-z][a-z0-9_]*\b", src)) & known
+        words = set(re.findall(r"\b[a-z][a-z0-9_]*\b", src)) & known
+        sql = set(re.findall(r"\b(?:from|join)\s+([a-z][a-z0-9_]*)\b", src, re.I))
+        found |= {w for w in words if "_" in w or w in sql}
     return sorted(found)
 
 
@@ -404,6 +407,8 @@ def _analyses(warehouse: Path | None, known: set[str]) -> list[dict[str, Any]]:
 
     out = []
     con = sqlmod.connect(warehouse) if warehouse else None
+    present = {t for (t,) in con.execute("select table_name from duckdb_tables() union all "
+                                          "select view_name from duckdb_views()").fetchall()} if con else set()
     try:
         for name, path in analysis_files().items():
             text = path.read_text(encoding="utf-8")
@@ -411,8 +416,11 @@ def _analyses(warehouse: Path | None, known: set[str]) -> list[dict[str, Any]]:
             doc = " ".join(line.lstrip("- ").strip() for line in text.splitlines() if line.lstrip().startswith("--"))
             rec: dict[str, Any] = {"name": name, "sql": text, "description": doc, "path": _rel(path),
                                    "reads": sorted(set(re.findall(r"\b[a-z][a-z0-9_]*\b", body)) & known),
-                                   "columns": [], "rows": [], "n_rows": None, "error": None}
-            if con is not None:
+                                   "columns": [], "rows": [], "n_rows": None, "error": None,
+                                   "absent": sorted(set(re.findall(r"\b[a-z][a-z0-9_]*\b", body)) & known - present)
+                                   if con is not None else []}
+            # an analysis of a table this warehouse does not hold (a partial build) is not run
+            if con is not None and not rec["absent"]:
                 try:
                     res = sqlmod.query(con, text)
                     rec["columns"] = res.columns

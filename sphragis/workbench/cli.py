@@ -16,18 +16,25 @@ def _cmd_sql(args: argparse.Namespace) -> int:
     warehouse = Path(args.warehouse).resolve() if args.warehouse else None
     if args.list:
         for name, path in sqlmod.analyses().items():
-            first = next((ln.lstrip("- ").strip() for ln in path.read_text(encoding="utf-8").splitlines()
-                          if ln.startswith("--")), "")
-            print(f"{name}\t{first}")
+            # the whole leading comment (a description spans lines), not its first line
+            head = []
+            for ln in path.read_text(encoding="utf-8").splitlines():
+                if not ln.startswith("--"):
+                    break
+                head.append(ln[2:].strip())
+            print(f"{name}\t{' '.join(head)}")
         return 0
     if args.query and args.file:
         raise sqlmod.QueryError("give a query or -f FILE, not both")
-    if not args.query and not args.file:
+    if not args.query and not args.file and not args.table:
         if args.output or args.format != "table":
             raise sqlmod.QueryError("--format/--output need a query or -f FILE")
         return sqlmod.shell(warehouse)
-    text = sqlmod.resolve_file(args.file).read_text(encoding="utf-8") if args.file else args.query
-    con = sqlmod.connect(warehouse)
+    tables = dict(sqlmod.parse_table_option(t) for t in args.table or [])
+    if tables and not (args.query or args.file):
+        raise sqlmod.QueryError("--table needs a query or -f FILE (the interactive shell reads no local files)")
+    text = _read_sql(sqlmod.resolve_file(args.file)) if args.file else args.query
+    con = sqlmod.connect(warehouse, tables)
     try:
         result = sqlmod.query(con, text)
     finally:
@@ -42,6 +49,14 @@ def _cmd_sql(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(out)
     return 0
+
+
+def _read_sql(path: Path) -> str:
+    """The text of the ``-f`` file; a file that is not UTF-8 text is refused without showing any of it."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise sqlmod.QueryError(f"{path} is not UTF-8 text; -f reads .sql files") from None
 
 
 def _cmd_docs(args: argparse.Namespace) -> int:
@@ -67,7 +82,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Run one read-only query on the warehouse (SPHRAGIS_WAREHOUSE) and print the result, "
         "or run a .sql file or a named analysis of sql/analyses/ with -f. Without a query, open an "
         "interactive read-only SQL shell (harlequin, from the 'workbench' extra). Writes are refused: "
-        "the warehouse is opened read-only.",
+        "the warehouse is opened read-only and the connection cannot attach, copy or export to files, read "
+        "files, load extensions or change its settings; results leave only through --output.",
         epilog="examples: sphragis sql \"from mart_variation where verdict = 'convention'\"; "
         "sphragis sql -f top_annotator_gaps --format csv --output gaps.csv; sphragis sql --list")
     s.add_argument("query", nargs="?", help="SQL text (DuckDB dialect); omit for the interactive shell")
@@ -78,6 +94,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help=f"table format: rows shown (default {sqlmod.DEFAULT_MAX_ROWS} on a terminal, all with "
                    "--output; 0 = all)")
     s.add_argument("--warehouse", metavar="PATH", help="DuckDB file (default SPHRAGIS_WAREHOUSE)")
+    s.add_argument("--table", action="append", metavar="NAME=FILE",
+                   help="also offer your own CSV/TSV, Parquet or JSON FILE as the view NAME (repeatable; off by "
+                   "default: the query itself cannot read or write any file)")
     s.add_argument("--list", action="store_true", help="list the named analyses and exit")
     s.set_defaults(func=_cmd_sql)
 

@@ -8,7 +8,10 @@ Pages (all relative links, no server, no network; open ``index.html`` from disk)
   columns (type, description, data tests), row count, sample rows, the SQL, upstream and
   downstream with a local lineage picture;
 * ``analyses.html``: each ``sql/analyses/*.sql`` with its result on the warehouse;
+* ``docs/<page>.html``: the pages of the checkout's ``docs/`` (the contract, how the warehouse is
+  built, the rules, the benchmark, the evaluation definitions; :mod:`.pages`);
 * ``variation.html``: interactive charts of ``mart_variation`` and ``mart_rates`` (:mod:`.charts`);
+* ``leaderboard.html``: the leaderboard of the export (:func:`sphragis.leaderboard.board`);
 * ``assets/``: the stylesheet, the search and chart scripts, and plotly.js from the ``plotly``
   package.
 
@@ -27,8 +30,8 @@ from typing import Any
 
 import jinja2
 
-from .. import config
-from . import charts, lineage
+from .. import config, leaderboard
+from . import charts, lineage, pages as doc_pages
 from .catalog import LAYERS, Catalog, build_catalog
 
 #: Default output folder: ``site/`` in the current directory (git-ignored), like ``config.reports_dir``.
@@ -51,6 +54,7 @@ def _env() -> jinja2.Environment:
         autoescape=jinja2.select_autoescape(["html", "j2"], default=True),
         undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters["num"] = lambda v: "–" if v is None else f"{v:,}"
+    env.filters["frac"] = lambda v: "–" if v is None else f"{100 * v:.1f}"
     return env
 
 
@@ -63,16 +67,20 @@ def search_index(cat: Catalog) -> list[dict[str, Any]]:
             for a in cat.analyses]
     out.append({"n": "variation", "l": "page", "h": "variation.html",
                 "d": "Interactive charts: annotator vs authorial variation, rates per cell", "c": ""})
+    out.append({"n": "leaderboard", "l": "page", "h": "leaderboard.html",
+                "d": "Scored submissions with the leakage floor and the baselines", "c": ""})
     return out
 
 
-def build_site(out: Path | None = None, warehouse: Path | None = None, manifest: Path | None = None) -> dict[str, Any]:
+def build_site(out: Path | None = None, warehouse: Path | None = None, manifest: Path | None = None,
+               export: Path | None = None) -> dict[str, Any]:
     """Write the site.
 
     Args:
         out: target folder (default ``site/`` in the repository; replaced whole).
         warehouse: default ``SPHRAGIS_WAREHOUSE``.
         manifest: a build manifest (default: found beside the warehouse, else the runner's view).
+        export: the export whose leaderboard is shown (default ``SPHRAGIS_OUT``).
 
     Returns:
         {"out": Path, "pages": int, "nodes": {layer: count}, "origin": str, "warehouse": str | None}.
@@ -88,7 +96,7 @@ def build_site(out: Path | None = None, warehouse: Path | None = None, manifest:
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
     try:
-        pages = _write(cat, env, tmp, warehouse)
+        pages = _write(cat, env, tmp, warehouse, export or config.settings().out)
         if out.exists():
             shutil.rmtree(out)
         tmp.rename(out)
@@ -99,7 +107,7 @@ def build_site(out: Path | None = None, warehouse: Path | None = None, manifest:
     return {"out": out, "pages": pages, "nodes": by_layer, "origin": cat.origin, "warehouse": cat.warehouse}
 
 
-def _write(cat: Catalog, env: jinja2.Environment, root: Path, warehouse: Path) -> int:
+def _write(cat: Catalog, env: jinja2.Environment, root: Path, warehouse: Path, export: Path) -> int:
     assets = root / "assets"
     assets.mkdir()
     for name in ASSETS:
@@ -126,7 +134,11 @@ def _write(cat: Catalog, env: jinja2.Environment, root: Path, warehouse: Path) -
         page(node.href, "node.html.j2", node=node,
              local_svg=lineage.svg(cat, "../", names=near, focus=node.name))
     page("analyses.html", "analyses.html.j2", analyses=cat.analyses)
+    for name, (title, html) in doc_pages.html_pages().items():
+        page(f"docs/{name}", "doc.html.j2", title=title, html=html,
+             source="README.md" if name == "index.html" else name[:-5] + ".md")
     data = charts.variation_data(warehouse)
     page("variation.html", "variation.html.j2", data_json=charts.data_json(data) if data else None,
          n_categories=len(data["categories"]) if data else 0, n_cells=len(data["cells"]) if data else 0)
+    page("leaderboard.html", "leaderboard.html.j2", board=leaderboard.board(export), export=export)
     return pages

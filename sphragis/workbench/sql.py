@@ -10,7 +10,12 @@
 The warehouse is always opened with ``read_only=True``: a statement that would write (``create``,
 ``insert``, ``drop``, ...) is refused by DuckDB, the file is never modified (no WAL is created),
 and a running build, which writes ``<warehouse>.building-<pid>`` and renames it into place
-(:mod:`sphragis.build`), is not disturbed. A query error is raised as :class:`QueryError` with
+(:mod:`sphragis.build`), is not disturbed. The connection is then locked down (:data:`LOCKDOWN`,
+issue #27): no file system access at all (``attach``, ``copy … to``, ``export database``,
+``read_csv``/``read_text`` of a path, ``install``/``load`` of an extension are refused), no
+extension auto-install or auto-load, and a locked configuration (no ``set`` can undo it). Results
+leave only through ``--output``; an analyst's own file is read only when named with ``--table
+NAME=FILE`` (:func:`register_files`), read by a separate connection and handed over as a view. A query error is raised as :class:`QueryError` with
 DuckDB's message, which names the position (``LINE n:`` and a caret); the CLI prints it as one
 error and exits with status 1, never a traceback.
 """
@@ -25,6 +30,7 @@ import json
 import shutil
 import subprocess
 import sys
+import tempfile
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,13 +62,19 @@ def analyses() -> dict[str, Path]:
 
 
 def resolve_file(name: str) -> Path:
-    """The ``.sql`` file ``name`` names: an existing path, else an analysis by stem.
+    """The ``.sql`` file ``name`` names: an existing ``*.sql`` path, else an analysis by stem.
+
+    Only a file named ``*.sql`` is read, so ``-f`` cannot be used to show (in a parser error) the
+    first line of another file (issue #27).
 
     Raises:
-        QueryError: neither a file nor an analysis (the message lists the analyses).
+        QueryError: neither a ``.sql`` file nor an analysis (the message lists the analyses).
     """
     p = Path(name).expanduser()
     if p.is_file():
+        if p.suffix.lower() != ".sql":
+            raise QueryError(f"-f reads only .sql files or analyses; {name} is not a .sql file "
+                             "(to query your own data file, name it with --table NAME=FILE)")
         return p
     known = analyses()
     stem = Path(name).stem if name.endswith(".sql") else name
@@ -72,19 +84,95 @@ def resolve_file(name: str) -> Path:
                      f"(analyses: {', '.join(known) or 'none'})")
 
 
-def connect(warehouse: Path | None = None) -> duckdb.DuckDBPyConnection:
-    """Open the warehouse read-only.
+#: DuckDB settings of every ``sphragis sql`` connection, set in this order right after the
+#: warehouse is opened read-only (issue #27; ``tests/test_hostile_shell.py`` checks each refusal on
+#: the DuckDB version installed). ``enable_external_access`` off refuses every file system access
+#: (attach, copy to, export database, read_* of a path, glob, install); ``lock_configuration`` last,
+#: so that no ``set``/``reset``/``pragma`` can undo any of it.
+LOCKDOWN = {
+    "enable_external_access": "false",
+    "autoinstall_known_extensions": "false",
+    "autoload_known_extensions": "false",
+    "allow_community_extensions": "false",
+    "allow_unsigned_extensions": "false",
+    "allow_persistent_secrets": "false",
+    "lock_configuration": "true",
+}
+
+
+def lockdown_sql() -> str:
+    """:data:`LOCKDOWN` as SQL ``set`` statements, one a line (also the interactive shell's init script)."""
+    return "".join(f"set {k} = {v};\n" for k, v in LOCKDOWN.items())
+
+
+def connect(warehouse: Path | None = None, tables: dict[str, Path] | None = None) -> duckdb.DuckDBPyConnection:
+    """Open the warehouse read-only and locked down (:data:`LOCKDOWN`).
 
     Args:
         warehouse: the DuckDB file (default ``SPHRAGIS_WAREHOUSE``).
+        tables: the analyst's own files to offer as views (:func:`register_files`); none by default.
 
     Raises:
-        QueryError: no warehouse file there, or DuckDB cannot open it (message names the path).
+        QueryError: no warehouse file there, DuckDB cannot open it, or a ``tables`` file cannot be
+            read (the message names the path).
     """
     try:
-        return open_warehouse(warehouse)
+        con = open_warehouse(warehouse)
     except (FileNotFoundError, RuntimeError) as exc:
         raise QueryError(str(exc)) from exc
+    try:
+        con.execute(lockdown_sql())
+        register_files(con, tables or {})
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
+#: File suffix → DuckDB reader of a ``--table`` file.
+READERS = {".csv": "read_csv", ".tsv": "read_csv", ".parquet": "read_parquet", ".json": "read_json",
+           ".jsonl": "read_json", ".ndjson": "read_json"}
+
+
+def parse_table_option(text: str) -> tuple[str, Path]:
+    """``NAME=FILE`` of ``--table`` as (name, path).
+
+    Raises:
+        QueryError: not of that form, NAME not an identifier, or FILE of a kind not in :data:`READERS`.
+    """
+    name, sep, file = text.partition("=")
+    if not sep or not name.isidentifier() or not file:
+        raise QueryError(f"--table takes NAME=FILE (NAME a plain identifier), not {text!r}")
+    path = Path(file).expanduser()
+    if path.suffix.lower() not in READERS:
+        raise QueryError(f"--table {text}: {file} is not one of {', '.join(READERS)}")
+    return name, path
+
+
+def register_files(con: duckdb.DuckDBPyConnection, tables: dict[str, Path]) -> None:
+    """Offer each of the analyst's ``tables`` (name → CSV/TSV, Parquet or JSON file) on ``con`` as a view.
+
+    The opt-in of ``sphragis sql --table NAME=FILE`` (off by default, README "The warehouse for
+    analysts"): each file is read whole by a separate in-memory DuckDB connection and registered
+    on ``con`` as Arrow data, so the locked connection itself never gets file access.
+
+    Raises:
+        QueryError: a file is missing or DuckDB cannot read it (names the file).
+    """
+    if not tables:
+        return
+    reader = duckdb.connect()
+    try:
+        for name, path in tables.items():
+            if not path.is_file():
+                raise QueryError(f"--table {name}={path}: no such file")
+            try:
+                data = reader.sql(f"select * from {READERS[path.suffix.lower()]}(?)", params=[str(path)]).to_arrow_table()
+            except duckdb.Error as exc:
+                raise QueryError(f"--table {name}={path}: cannot read it: {str(exc).splitlines()[0]}") from exc
+            con.register(name, data)
+    finally:
+        reader.close()
 
 
 @dataclass
@@ -128,6 +216,9 @@ def _message(exc: duckdb.Error) -> str:
     msg = str(exc).strip()
     if "read-only mode" in msg or "read only mode" in msg:
         msg += "\n(sphragis sql opens the warehouse read-only; writes are refused)"
+    elif "disabled by configuration" in msg or "configuration has been locked" in msg:
+        msg += ("\n(sphragis sql cannot read or write files, load extensions or change settings: write a "
+                "result with --output FILE, offer your own file with --table NAME=FILE)")
     return msg
 
 
@@ -209,27 +300,39 @@ def render(result: Result, fmt: str = "table", max_rows: int | None = DEFAULT_MA
 # interactive shell
 
 
-def shell_command(warehouse: Path) -> list[str]:
-    """The interactive read-only shell to run on ``warehouse``.
+#: Harlequin profile of the interactive shell (:func:`shell_command`).
+SHELL_PROFILE = "sphragis_locked"
+
+
+def shell_command(warehouse: Path, setup: Path) -> list[str]:
+    """The interactive read-only, locked-down shell to run on ``warehouse``.
 
     Harlequin (PyPI ``harlequin``, the ``workbench`` extra; a maintained terminal SQL IDE whose
     DuckDB adapter uses the ``duckdb`` Python package installed here, so it reads the warehouse's
-    storage version) with ``--read-only``; else the ``duckdb`` CLI with ``-readonly`` when one is on
-    PATH.
+    storage version) with ``--read-only`` and, as its init script, :func:`lockdown_sql`: its DuckDB
+    adapter runs every line right after connecting and refuses to start if one fails, so the
+    shell's connection is locked like :func:`connect`'s. The script and a config file
+    (``--config-path``, profile :data:`SHELL_PROFILE`: no extensions, init on) are written into
+    ``setup``, a folder that must live as long as the shell; the options given on the command line
+    override any of the user's own harlequin config files. DuckDB's own CLI is not used: its dot
+    commands (``.open``, ``.output``, ``.shell``) reach files outside the SQL lockdown.
 
     Raises:
-        QueryError: neither is installed (names the extra to install).
+        QueryError: harlequin is not installed (names the extra to install).
     """
     bindir = Path(sys.executable).parent
     harlequin = shutil.which("harlequin", path=str(bindir)) or shutil.which("harlequin")
-    if harlequin:
-        return [harlequin, "--adapter", "duckdb", "--read-only", str(warehouse)]
-    cli = shutil.which("duckdb", path=str(bindir)) or shutil.which("duckdb")
-    if cli:
-        return [cli, "-readonly", str(warehouse)]
-    raise QueryError("no interactive SQL shell installed: install harlequin with the workbench extra "
-                     "(in a checkout `.venv/bin/pip install -e '.[workbench]'`, else "
-                     "`pip install 'sphragis-warehouse[workbench]'`), or run one query with `sphragis sql \"select …\"`")
+    if not harlequin:
+        raise QueryError("no interactive SQL shell installed: install harlequin with the workbench extra "
+                         "(in a checkout `.venv/bin/pip install -e '.[workbench]'`, else "
+                         "`pip install 'sphragis-warehouse[workbench]'`), or run one query with `sphragis sql \"select …\"`")
+    init, conf = setup / "lockdown.sql", setup / "harlequin.toml"
+    init.write_text(lockdown_sql(), encoding="utf-8")
+    conf.write_text(f'default_profile = "{SHELL_PROFILE}"\n\n[profiles.{SHELL_PROFILE}]\nadapter = "duckdb"\n'
+                    f'read_only = true\nno_init = false\nextension = []\nallow_unsigned_extensions = false\n'
+                    f'init_path = {json.dumps(str(init))}\n', encoding="utf-8")
+    return [harlequin, "--config-path", str(conf), "--profile", SHELL_PROFILE, "--adapter", "duckdb",
+            "--read-only", "--init-path", str(init), str(warehouse)]
 
 
 def shell(warehouse: Path | None = None) -> int:
@@ -241,4 +344,5 @@ def shell(warehouse: Path | None = None) -> int:
     path = warehouse or config.settings().warehouse
     if not path.is_file():
         raise QueryError(f"no warehouse at {path}; run `sphragis build` (or set SPHRAGIS_WAREHOUSE)")
-    return subprocess.call(shell_command(path))
+    with tempfile.TemporaryDirectory(prefix="sphragis-shell-") as setup:
+        return subprocess.call(shell_command(path, Path(setup)))

@@ -13,7 +13,7 @@ create or replace table raw_files (
     format varchar not null,              -- agdt_xml | conllu
     sha256 varchar not null,              -- of the file bytes
     bytes bigint not null,
-    n_sentences_expected integer not null, -- sentence elements / blocks found by a plain scan of the file
+    n_sentences_expected integer not null, -- sentences counted apart from the parser; = ingested + sentence rejects (checked)
     n_sentences_ingested integer not null,
     n_tokens_ingested integer not null,
     root_attrs map (varchar, varchar),    -- XML: attributes of the root element, verbatim

@@ -15,7 +15,7 @@ blank_forms as (
         sentence_uid,
         token_pos
     from {{ ref('int_tokens') }}
-    where is_word and nullif(trim(form), '') is null
+    where is_syntactic_word and nullif(trim(form), '') is null
 ),
 {%- endif %}
 

@@ -14,6 +14,7 @@ select
     inputs.cfg,
     inputs.split,
     files.file_row_number as r,
+    files.id,
     files.author,
     files.treebank_source,
     files.dedup_key,

@@ -4,6 +4,7 @@ select
     cfg,
     split,
     r,
+    id,
     author,
     treebank_source,
     dedup_key

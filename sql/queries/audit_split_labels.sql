@@ -1,4 +1,4 @@
--- Author and project label of every row of one (configuration, split), in row order. The project
+-- Id, author and project label of every row of one (configuration, split), in row order. The project
 -- is the most frequent treebank_source among the row's units (ties: the earliest unit).
 -- Parameters: $cfg, $split.
 with
@@ -37,7 +37,8 @@ project as (
 select
     split_rows.r,
     split_rows.author,
-    project.source
+    project.source,
+    split_rows.id
 from split_rows
 left join project on split_rows.r = project.r
 order by split_rows.r

@@ -72,7 +72,7 @@ writers as (
     from int_tokens
     where
         project in ('agdt', 'ud_perseus', 'ud_proiel', 'ud_ptnk')
-        and (is_word or is_multiword)
+        and (is_syntactic_word or is_multiword)
         and not contains(form, '-')
         and regexp_matches(trim(form), '^\p{L}')
         -- a letter with a breathing (precomposed, or a combining or spacing psili/dasia) after the

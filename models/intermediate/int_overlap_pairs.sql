@@ -1,0 +1,47 @@
+-- Overlapping pairs of eligible rows (SPEC §7.1, issue 29): the record pairs
+-- (int_record_overlap_pairs) whose two records are the chosen parses of two eligible rows, with
+-- the pair's class (macro overlap_class) and whether its authors conflict (an `edition` or
+-- `quotation` pair of two author labels: SPEC §7's conflict rule omits both rows when
+-- var('overlap_conflict_rule') is on, see mart_split_assignments). Grain: one row per
+-- (row_id_a, row_id_b), row_id_a < row_id_b.
+with
+
+record_pairs as (select * from {{ ref('int_record_overlap_pairs') }}),
+
+eligible as (select * from {{ ref('int_eligible_sentences') }}),
+
+sided as (
+    select
+        case when a.row_id < b.row_id then a.row_id else b.row_id end as row_id_a,
+        case when a.row_id < b.row_id then b.row_id else a.row_id end as row_id_b,
+        p.containment,
+        p.shared_ngrams,
+        p.shared_words,
+        p.is_edition_variant
+    from record_pairs as p
+    inner join eligible as a on p.sentence_uid_a = a.sentence_uid
+    inner join eligible as b on p.sentence_uid_b = b.sentence_uid
+),
+
+final as (
+    select
+        s.row_id_a,
+        s.row_id_b,
+        a.author as author_a,
+        b.author as author_b,
+        a.work as work_a,
+        b.work as work_b,
+        a.project as project_a,
+        b.project as project_b,
+        s.containment,
+        s.shared_ngrams,
+        s.shared_words,
+        {{ overlap_class('s.is_edition_variant', 'a.author', 'b.author', 'a.work', 'b.work', 'a.project', 'b.project') }}
+            as overlap_class,
+        overlap_class in ('edition', 'quotation') and a.author <> b.author as is_author_conflict
+    from sided as s
+    inner join eligible as a on s.row_id_a = a.row_id
+    inner join eligible as b on s.row_id_b = b.row_id
+)
+
+select * from final

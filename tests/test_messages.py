@@ -1,0 +1,51 @@
+"""Messages and small outputs a newcomer reads (issue 32): the build's tables in a log, the
+report's paths and a failed report, the audit's one message."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sphragis import build, report
+
+
+def test_tables_do_not_wrap_at_80_columns_in_a_log(monkeypatch):
+    monkeypatch.delenv("COLUMNS", raising=False)
+    con = build.console()  # pytest captures stderr: not a terminal
+    assert not con.is_terminal and con.width == build.LOG_WIDTH == 200
+    monkeypatch.setenv("COLUMNS", "100")
+    assert build.console().width == 100
+
+
+def test_the_report_names_its_inputs_by_relative_paths(tmp_path):
+    md = report.render_report(warehouse=tmp_path / "warehouse.duckdb", leakage=tmp_path / "out" / "leakage.json",
+                              out_dir=tmp_path / "reports")
+    text = md.read_text(encoding="utf-8")
+    assert "`../warehouse.duckdb`" in text and "`../out/leakage.json`" in text
+    assert str(tmp_path) not in text
+
+
+def test_a_failed_report_leaves_no_reports_folder(tmp_path):
+    bad = tmp_path / "leakage.json"
+    bad.write_text("{not json", encoding="utf-8")
+    out_dir = tmp_path / "reports"
+    with pytest.raises(ValueError):
+        report.render_report(warehouse=tmp_path / "none.duckdb", leakage=bad, out_dir=out_dir)
+    assert not out_dir.exists()
+
+
+def test_a_report_failing_while_writing_removes_only_what_it_created(tmp_path, monkeypatch):
+    def boom(*_a, **_k):
+        raise RuntimeError("chart failed")
+
+    monkeypatch.setattr(report, "_render", boom)
+    with pytest.raises(RuntimeError):
+        report.render_report(warehouse=tmp_path / "none.duckdb", leakage=tmp_path / "x.json", out_dir=tmp_path / "r")
+    assert not (tmp_path / "r").exists()
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    (kept / "old.md").write_text("x", encoding="utf-8")
+    with pytest.raises(RuntimeError):
+        report.render_report(warehouse=tmp_path / "none.duckdb", leakage=tmp_path / "x.json", out_dir=kept)
+    assert (kept / "old.md").is_file()

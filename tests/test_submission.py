@@ -1,0 +1,307 @@
+"""``sphragis score`` and ``sphragis leaderboard`` (issue 34): a submission is checked against the
+export line by line, scored with bootstrap CIs beside the leakage floor, and ranked on the card and
+the docs site; the reference submission the audit writes reproduces the audit's figures.
+
+The synthetic export is ``test_audit``'s (two authors, two projects; forms identify the author,
+markup only the project). The integration test audits the real export.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+pytest.importorskip("sklearn", reason="the scorer uses scikit-learn's metrics (extra 'audit')")
+
+from sklearn.metrics import f1_score, precision_recall_fscore_support  # noqa: E402
+from test_audit import make_export  # noqa: E402
+
+from sphragis import cli, leaderboard, predictions, submission  # noqa: E402
+from sphragis.benchmark import CONFIGS  # noqa: E402
+from sphragis.evaluation.bootstrap import draw, percentile_interval  # noqa: E402
+
+SIZES = {"train": 10, "validation": 3, "test": 3}  # per (author, project): 12 test rows per config
+
+
+def _export(base: Path) -> Path:
+    out = make_export(base / "out", 1, "sentence_1", SIZES)
+    return make_export(out, 1, "source_held_out_1", SIZES)
+
+
+def _gold(out: Path, cfg: str) -> list[tuple[str, str]]:
+    t = pq.read_table(out / "data" / cfg / "test-00000-of-00001.parquet", columns=["id", "author"])
+    return list(zip(t.column("id").to_pylist(), t.column("author").to_pylist()))
+
+
+def _write_jsonl(path: Path, records: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def _perfect(out: Path, cfgs=("sentence_1", "source_held_out_1")) -> list[dict]:
+    return [{"id": i, "config": cfg, "author": a} for cfg in cfgs for i, a in _gold(out, cfg)]
+
+
+@pytest.fixture(scope="module")
+def export(tmp_path_factory) -> Path:
+    return _export(tmp_path_factory.mktemp("submission"))
+
+
+@pytest.fixture(scope="module")
+def truth(export):
+    return submission.load_truth(export)
+
+
+def _error(path: Path, truth) -> str:
+    with pytest.raises(submission.SubmissionError) as exc:
+        submission.read_predictions(path, truth)
+    return str(exc.value)
+
+
+def test_every_validation_error_names_the_file_and_line(export, truth, tmp_path):
+    good = _perfect(export)
+    first_id = good[0]["id"]
+    assert len(good) == 24 and submission.read_predictions(_write_jsonl(tmp_path / "ok.jsonl", good), truth)
+    p = tmp_path / "p.jsonl"
+
+    # missing row: the last line of sentence_1 dropped
+    dropped = good[11]["id"]
+    _write_jsonl(p, good[:11] + good[12:])
+    assert _error(p, truth) == (f"{p}: sentence_1: missing rows: 1 of the 12 test rows have no prediction "
+                                f"(first: id {dropped!r}); a configuration the file names must have every "
+                                "test row once")
+    # duplicate row
+    _write_jsonl(p, good + [dict(good[0], author="Beta")])
+    assert _error(p, truth) == f"{p}:25: duplicate row: id {first_id!r} of sentence_1 is already on line 1"
+    # unknown id (a train row's id is not a test row)
+    _write_jsonl(p, [dict(good[0], id="sentence_1-0-0")] + good[1:])
+    assert _error(p, truth) == f"{p}:1: unknown id 'sentence_1-0-0': not a test row of sentence_1"
+    # unknown author label, as the prediction and among the scores
+    _write_jsonl(p, good[:3] + [dict(good[3], author="Gamma")] + good[4:])
+    assert _error(p, truth) == (f"{p}:4: unknown author label 'Gamma': not an author of sentence_1 "
+                                "(2 labels, e.g. 'Alpha')")
+    _write_jsonl(p, [dict(good[0], scores={"Alpha": 0.9, "Gamma": 0.1})] + good[1:])
+    assert _error(p, truth) == f"{p}:1: unknown author label 'Gamma' in scores: not an author of sentence_1"
+    # unknown configuration (sentence_5 is a real name, but not in this export)
+    _write_jsonl(p, good[:1] + [dict(good[1], config="sentence_5")] + good[2:])
+    assert _error(p, truth) == (f"{p}:2: unknown configuration 'sentence_5' (this export has sentence_1, "
+                                "source_held_out_1)")
+    # malformed lines: not JSON, not an object, a missing field, a mistyped field, a bad score
+    lines = [json.dumps(r) for r in good]
+    for bad, message in (
+            ('{"id": "x", "config": ', "malformed line: not JSON (Expecting value)"),
+            ('["x", "sentence_1", "Alpha"]', "malformed line: a JSON object is expected, found list"),
+            ('{"id": "x", "config": "sentence_1"}',
+             "malformed line: missing field(s) author (fields: id, config, author, optional scores)"),
+            ('{"id": "x", "config": "sentence_1", "author": "Alpha", "autor": "Beta"}',
+             "malformed line: unknown field(s) autor (fields: id, config, author, optional scores)"),
+            ('{"id": 7, "config": "sentence_1", "author": "Alpha"}', "malformed line: id must be a string, found 7"),
+            (json.dumps(dict(good[2], scores={"Alpha": "high"})),
+             "malformed line: the score of 'Alpha' must be a finite number, found \"high\"")):
+        p.write_text("\n".join(lines[:2] + [bad] + lines[3:]) + "\n", encoding="utf-8")
+        assert _error(p, truth) == f"{p}:3: {message}", bad
+    # CSV: a row of the wrong width, a header without the required columns
+    c = tmp_path / "p.csv"
+    c.write_text("id,config,author\n" + "".join(f"{r['id']},{r['config']},{r['author']}\n" for r in good[:4])
+                 + "x,sentence_1\n", encoding="utf-8")
+    assert _error(c, truth) == f"{c}:6: malformed line: 2 CSV fields, the header has 3"
+    c.write_text("id,configuration,author\n", encoding="utf-8")
+    assert _error(c, truth) == (f"{c}:1: malformed line: the CSV header needs the columns id, config, author "
+                                "and optional scores.<author> columns, found id, configuration, author")
+    p.write_text("\n\n", encoding="utf-8")
+    assert _error(p, truth) == f"{p}: no predictions"
+
+
+def test_a_submission_scored_against_another_export_is_refused(export, tmp_path):
+    # the export fingerprint is the sha256 of the sha256sum listing of the Parquet files
+    import hashlib
+
+    listing = "".join(f"{hashlib.sha256((export / rel).read_bytes()).hexdigest()}  {rel}\n"
+                      for rel in sorted(p.relative_to(export).as_posix() for p in export.glob("data/*/*.parquet")))
+    fingerprint = hashlib.sha256(listing.encode()).hexdigest()
+    assert submission.export_fingerprint(export) == fingerprint
+    preds = _write_jsonl(tmp_path / "model.jsonl", _perfect(export))
+    board_dir = tmp_path / "board"
+    assert cli.main(["score", str(preds), "--out", str(export), "--name", "Perfect", "--link", "https://example.org/m",
+                     "--json", str(board_dir / "perfect.json"), "--bootstrap", "99"]) == 0
+    other = json.loads((board_dir / "perfect.json").read_text(encoding="utf-8"))
+    assert other["export"]["fingerprint"] == fingerprint
+    other["export"]["fingerprint"] = "0" * 64
+    other["name"] = "Stale"
+    (board_dir / "stale.json").write_text(json.dumps(other), encoding="utf-8")
+    partial = dict(other, export={"fingerprint": fingerprint}, configs={"sentence_1": other["configs"]["sentence_1"]})
+    (board_dir / "partial.json").write_text(json.dumps(partial), encoding="utf-8")
+    (board_dir / "junk.json").write_text('{"format": "sphragis-score/1", "export": []}', encoding="utf-8")
+    doc = leaderboard.collect(board_dir, export)
+    assert [e["name"] for e in doc["entries"]] == ["Perfect"]
+    assert doc["refused"] == [
+        {"file": str(board_dir / "junk.json"),
+         "reason": "not a scored submission (format sphragis-score/1, written by `sphragis score --json`)"},
+        {"file": str(board_dir / "partial.json"),
+         "reason": "does not score source_held_out_1: the leaderboard ranks by the source-held-out track"},
+        {"file": str(board_dir / "stale.json"),
+         "reason": f"scored against another export (fingerprint {'0' * 64}, this export's is {fingerprint}): "
+                   "score it again with `sphragis score`"}]
+    # one changed Parquet byte is another export: the accepted entry drops off the board, with a note
+    assert cli.main(["leaderboard", str(board_dir), "--out", str(export)]) == 0
+    b = leaderboard.board(export)
+    assert [(r["system"], r["beats_floor"], r["held_out_mean"]) for r in b["rows"]] == [("Perfect", None, 1.0)]
+    # the docs site's leaderboard page (no leakage report here: no floor row, nothing to beat)
+    from sphragis.workbench import site
+
+    site.build_site(tmp_path / "site", warehouse=tmp_path / "absent.duckdb", export=export)
+    html = (tmp_path / "site" / "leaderboard.html").read_text(encoding="utf-8")
+    assert ('<tr class="submission"><td>1</td><td>Perfect <code class="link">https://example.org/m</code></td>'
+            "<td>100.0</td><td>100.0</td><td>100.0</td><td>0.0</td><td>–</td></tr>") in html
+    assert fingerprint in html and 'href="leaderboard.html"' in (tmp_path / "site" / "index.html").read_text()
+    changed = tmp_path / "changed"
+    shutil.copytree(export, changed)
+    test = changed / "data" / "sentence_1" / "test-00000-of-00001.parquet"
+    t = pq.read_table(test)
+    pq.write_table(t.slice(1), test)
+    b = leaderboard.board(changed)
+    assert b["rows"] == [] and b["note"] == ("1 submission(s) of metadata/leaderboard.json were scored against "
+                                             "another export and are not shown: score them again and run "
+                                             "`sphragis leaderboard`")
+    # and the predictions made for the first export do not fit the changed one
+    dropped = t.column("id")[0].as_py()
+    with pytest.raises(submission.SubmissionError) as exc:
+        submission.score_submission(preds, changed, bootstrap=0, seed=776, confidence=0.95)
+    assert str(exc.value) == f"{preds}:1: unknown id {dropped!r}: not a test row of sentence_1"
+
+
+def _mistakes(export: Path) -> list[dict]:
+    """sentence_1: 3 of Alpha's 6 rows predicted Beta; source_held_out_1: 1 of Beta's predicted Alpha."""
+    recs = _perfect(export)
+    alpha = [r for r in recs if r["config"] == "sentence_1" and r["author"] == "Alpha"]
+    for r in alpha[:3]:
+        r["author"] = "Beta"
+    next(r for r in recs if r["config"] == "source_held_out_1" and r["author"] == "Beta")["author"] = "Alpha"
+    return recs
+
+
+def test_figures_are_sklearns_and_the_bootstrap_resamples_rows(export, truth, tmp_path):
+    p = _write_jsonl(tmp_path / "m.jsonl", _mistakes(export))
+    scored = submission.score_submission(p, export, bootstrap=999, seed=776, confidence=0.95)
+    s1 = scored["configs"]["sentence_1"]
+    assert s1["rows"] == 12 and s1["accuracy"]["value"] == 9 / 12
+    # Alpha: P 3/3, R 3/6 -> F1 2/3; Beta: P 6/9, R 1 -> F1 0.8
+    assert s1["per_author"]["Alpha"]["f1"] == pytest.approx(2 / 3) and s1["per_author"]["Beta"]["f1"] == pytest.approx(0.8)
+    assert s1["macro_f1"]["value"] == pytest.approx((2 / 3 + 0.8) / 2)
+    assert (s1["per_author"]["Alpha"]["support"], s1["per_author"]["Beta"]["predicted"]) == (6, 9)
+    # every resample's figures are sklearn's on the resampled rows, and the CI their percentiles
+    preds = submission.read_predictions(p, truth)
+    y, pr = truth["sentence_1"].authors, preds["sentence_1"].authors
+    idx = draw(12, 999, 776)
+    res = submission._resampled(submission._row_counts(y, pr, ["Alpha", "Beta"]), idx, 2)
+    for b in range(0, 999, 37):
+        yb, pb = y[idx[b]], pr[idx[b]]
+        assert res["accuracy"][b] == pytest.approx(float((yb == pb).mean()))
+        assert res["macro_f1"][b] == pytest.approx(f1_score(yb, pb, average="macro", zero_division=0))
+        _, _, f1, _ = precision_recall_fscore_support(yb, pb, labels=["Alpha", "Beta"], zero_division=0)
+        assert list(res["per_label"][b]) == pytest.approx(list(f1))
+    low, high = percentile_interval(res["accuracy"], 0.95)
+    assert s1["accuracy"]["ci"] == [float(low), float(high)] and low < 0.75 < high
+    # the gap: main minus held-out over independent resamples (held-out drawn after the main's)
+    h1 = scored["configs"]["source_held_out_1"]
+    assert h1["accuracy"]["value"] == 11 / 12
+    gap = scored["track_gap"]["1"]
+    assert gap["main"] == "sentence_1" and gap["accuracy"]["gap"] == pytest.approx(9 / 12 - 11 / 12)
+    rng = np.random.default_rng(776)
+    assert np.array_equal(draw(12, 999, rng), idx)
+    held_idx = draw(12, 999, rng)
+    hp = preds["source_held_out_1"].authors
+    held = submission._resampled(submission._row_counts(truth["source_held_out_1"].authors, hp, ["Alpha", "Beta"]),
+                                 held_idx, 2)
+    low, high = percentile_interval(res["accuracy"] - held["accuracy"], 0.95)
+    assert gap["accuracy"]["ci"] == [float(low), float(high)]
+    # not audited: no floor, said so
+    assert s1["floor"] is None and s1["beats_floor"] is None and scored["leakage_report"] is None
+    assert "floor and baselines: none, the export has no metadata/leakage_report.json" in submission.render_table(scored)
+
+
+def test_scores_csv_top_k_and_outputs(export, truth, tmp_path):
+    recs = _mistakes(export)
+    c = tmp_path / "m.csv"
+    with c.open("w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["id", "config", "author", "scores.Alpha", "scores.Beta"])
+        for r in recs:
+            w.writerow([r["id"], r["config"], r["author"], 1.0 if r["author"] == "Alpha" else 0.0,
+                        1.0 if r["author"] == "Beta" else 0.0])
+    preds = submission.read_predictions(c, truth)
+    assert preds["sentence_1"].scores.shape == (12, 2)
+    jl = _write_jsonl(tmp_path / "m.jsonl", recs)
+    a = submission.score_submission(c, export, bootstrap=50, seed=776, confidence=0.95)
+    b = submission.score_submission(jl, export, bootstrap=50, seed=776, confidence=0.95)
+    assert a["configs"] == b["configs"]  # top-k needs more labels than k: none here
+    assert a["configs"]["sentence_1"]["top_k_accuracy"] is None
+    md = submission.render_markdown(submission.rounded(b))
+    assert "| `sentence_1` | 12 | 75.0 |" in md and "## Track gap (main − source-held-out)" in md
+
+
+def test_reference_submission_reproduces_the_audit_on_a_synthetic_export(tmp_path, monkeypatch):
+    out = _export(tmp_path)
+    monkeypatch.setenv("SPHRAGIS_WAREHOUSE", str(tmp_path / "absent.duckdb"))
+    assert cli.main(["audit", "--out", str(out), "--config", "sentence_1", "--config", "source_held_out_1",
+                     "--quiet"]) == 0
+    ref = out / predictions.REFERENCE
+    assert len(ref.read_text(encoding="utf-8").splitlines()) == 24
+    scored = submission.score_submission(ref, out, bootstrap=99, seed=776, confidence=0.95)
+    report = json.loads((out / "metadata" / "leakage_report.json").read_text(encoding="utf-8"))
+    for cfg in ("sentence_1", "source_held_out_1"):
+        for m in ("accuracy", "macro_f1"):
+            assert round(scored["configs"][cfg][m]["value"], 4) == report["configs"][cfg]["text_author"]["test"][m]
+        assert scored["configs"][cfg]["floor"] == report["configs"][cfg]["markup_author"]["test"]
+    # markup is at chance for the author (0.5), the text baseline perfect: its CI's lower bound beats it
+    assert scored["configs"]["sentence_1"]["beats_floor"] == {"accuracy": True, "macro_f1": True}
+    assert "predictions" not in json.dumps(report)
+
+
+@pytest.mark.integration
+def test_reference_submission_reproduces_the_audit_on_the_real_export(real_export, tmp_path, monkeypatch):
+    # the audit on (a view of) the real export writes the reference submission; scoring it gives the
+    # audit's text-baseline accuracy and macro-F1 on all eight configurations, and the leaderboard
+    # of the card and the docs site ranks it by the source-held-out track
+    out = tmp_path / "sphragis"
+    out.mkdir()
+    (out / "data").symlink_to(real_export / "data")
+    for name in ("metadata", ):
+        shutil.copytree(real_export / name, out / name)
+    shutil.copy(real_export / "LICENSES.md", out / "LICENSES.md")
+    monkeypatch.setenv("SPHRAGIS_WAREHOUSE", str(tmp_path / "absent.duckdb"))
+    assert cli.main(["audit", "--out", str(out), "--quiet"]) == 0
+    report = json.loads((out / "metadata" / "leakage_report.json").read_text(encoding="utf-8"))
+    ref = out / predictions.REFERENCE
+    scored = submission.score_submission(ref, out, bootstrap=199, seed=776, confidence=0.95,
+                                         name="text baseline (reference)")
+    assert list(scored["configs"]) == list(CONFIGS) and scored["not_submitted"] == []
+    for cfg in CONFIGS:
+        got = {m: round(scored["configs"][cfg][m]["value"], 4) for m in ("accuracy", "macro_f1")}
+        assert got == report["configs"][cfg]["text_author"]["test"], cfg
+        assert scored["configs"][cfg]["rows"] == report["configs"][cfg]["rows"]["test"]
+    for k, gap in scored["track_gap"].items():
+        assert round(gap["accuracy"]["gap"], 4) == pytest.approx(
+            report["track_gap"][k]["text_author"]["accuracy"]["gap"], abs=1e-4)
+        assert gap["accuracy"]["ci"][0] <= gap["accuracy"]["gap"] <= gap["accuracy"]["ci"][1]
+    board_dir = tmp_path / "board"
+    board_dir.mkdir()
+    from sphragis.files import write_json
+
+    write_json(board_dir / "reference.json", submission.rounded(scored))
+    assert cli.main(["leaderboard", str(board_dir), "--out", str(out)]) == 0
+    b = leaderboard.board(out)
+    means = [r["held_out_mean"] for r in b["rows"]]
+    assert means == sorted(means, reverse=True)
+    names = [r["system"] for r in b["rows"]]
+    assert "text baseline (reference)" in names and "markup → author (leakage floor)" in names
+    card = (out / "README.md").read_text(encoding="utf-8")
+    section = card.split("### Supported Tasks and Leaderboards", 1)[1].split("### Languages", 1)[0]
+    assert "| text baseline (reference) |" in section and submission.export_fingerprint(out) in section
+    assert "predictions" not in json.dumps(report)

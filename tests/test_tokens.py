@@ -1,0 +1,157 @@
+"""The analyst's token table ``tokens`` (issue 32) and the analyst questions of ``sql/analyses/``
+that read it, answered on the real build with exact counts.
+
+Real data: the session's ``real_warehouse`` (full build from ../shared/sources, skipped without
+it), or, as a development aid, the already built warehouse named by ``SPHRAGIS_TEST_WAREHOUSE``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from test_variation import ANALYST_ANSWERS
+
+REPO = Path(__file__).resolve().parents[1]
+ANALYSES = REPO / "sql" / "analyses"
+
+#: The analyses over ``tokens`` (the variation ones are answered on a tiny warehouse in test_variation).
+TOKEN_ANALYSES = ("upos_per_project.sql", "deprel_share_per_project.sql", "top_lemmas_herodotus.sql",
+                  "dative_rate_per_author.sql", "verbs_with_two_objects.sql",
+                  "dependency_distance_per_author.sql", "conj_rate_gap.sql")
+
+#: Tokens per UPOS in every project (every token of every upstream sentence, punctuation as PUNCT).
+UPOS_PER_PROJECT = {
+    "agdt": {"ADV": 115863, "NOUN": 110274, "VERB": 96860, "PUNCT": 72226, "PRON": 63695, "ADJ": 60603,
+             "ADP": 27490, "X": 8582, "INTJ": 1655, "NUM": 672},
+    "gorman": {"ADV": 139088, "VERB": 128594, "PRON": 127090, "NOUN": 115641, "PUNCT": 76827, "ADJ": 60900,
+               "ADP": 41050, "X": 2091, "INTJ": 1203, "NUM": 63},
+    "harrington": {"PRON": 3250, "VERB": 3182, "PUNCT": 3017, "ADV": 2992, "NOUN": 2743, "ADJ": 1232, "X": 824,
+                   "ADP": 799, "NUM": 81, "INTJ": 14},
+    "pedalion": {"ADV": 51492, "PRON": 47454, "VERB": 46960, "NOUN": 39206, "PUNCT": 34127, "ADJ": 18801,
+                 "ADP": 12109, "X": 6622, "NUM": 1214, "INTJ": 982},
+    "ud_perseus": {"NOUN": 8662, "VERB": 7852, "ADV": 7842, "PRON": 7437, "PUNCT": 4679, "ADJ": 3749,
+                   "ADP": 2790, "INTJ": 52, "NUM": 25, "X": 6},
+    "ud_proiel": {"PRON": 6961, "VERB": 5657, "NOUN": 5506, "ADV": 5259, "ADP": 1807, "ADJ": 1481, "NUM": 216,
+                  "INTJ": 79},
+    "ud_ptnk": {"PRON": 9455, "NOUN": 8784, "ADV": 5952, "VERB": 5860, "PUNCT": 4873, "ADP": 2645, "ADJ": 1348,
+                "NUM": 492, "INTJ": 100},
+}
+
+#: Per project, the author label with most tokens and that author's five most frequent lemmas
+#: without punctuation (every sentence, curated or not: "Anonymous" is the registry's label).
+TOP_LEMMAS = {
+    "agdt": ("Homeric-Iliad", [("δέ", 7147), ("ὁ", 3371), ("καί", 2848), ("τε", 2403), ("οὐ", 1474)]),
+    "gorman": ("Demosthenes", [("ὁ", 11559), ("καί", 5270), ("οὗτος", 2962), ("δέ", 2630), ("εἰμί", 2374)]),
+    "harrington": ("Anonymous", [("ὁ", 1208), ("καί", 384), ("δέ", 212), ("αὐτός", 208), ("αἴσωπος", 189)]),
+    "pedalion": ("Anonymous", [("ὁ", 3674), ("καί", 2342), ("αὐτός", 937), ("σύ", 904), ("ἐγώ", 859)]),
+    "ud_perseus": ("Athenaeus", [("ὁ", 2615), ("καί", 1012), ("δέ", 772), ("ἐν", 396), ("αὐτός", 364)]),
+    "ud_proiel": ("Herodotus", [("ὁ", 1464), ("δέ", 531), ("καί", 498), ("οὗτος", 250), ("εἰμί", 211)]),
+    "ud_ptnk": ("Anonymous", [("ὁ", 5158), ("καί", 3303), ("αὐτός", 1724), ("δέ", 875), ("ἐγώ", 667)]),
+}
+
+
+@pytest.fixture(scope="module")
+def wh(built_warehouse):
+    return built_warehouse
+
+
+def _run(con, name: str) -> list[tuple]:
+    return con.execute((ANALYSES / name).read_text(encoding="utf-8")).fetchall()
+
+
+def test_every_analysis_is_answered_by_a_test():
+    assert {p.name for p in ANALYSES.glob("*.sql")} == set(TOKEN_ANALYSES) | set(ANALYST_ANSWERS)
+
+
+def test_upos_per_project_answers_for_all_seven_projects(wh):
+    got: dict[str, dict[str, int]] = {}
+    for project, upos, n in _run(wh, "upos_per_project.sql"):
+        got.setdefault(project, {})[upos] = n
+    assert got == UPOS_PER_PROJECT
+    # one row per token of every sentence: the word rows of int_tokens, per project
+    words = dict(wh.execute("select project, count(*) from int_tokens where is_syntactic_word "
+                            "group by 1").fetchall())
+    assert {p: sum(v.values()) for p, v in got.items()} == words
+    assert words["agdt"] == 557920 and words["gorman"] == 692547
+
+
+def test_top_lemmas_of_an_author_leave_punctuation_out_in_all_seven_projects(wh):
+    for project, (author, top) in TOP_LEMMAS.items():
+        rows = wh.execute("select lemma, count(*) as n from tokens where project = ? and author = ? "
+                          "and not is_punctuation and lemma is not null group by lemma order by n desc, lemma "
+                          "limit 5", [project, author]).fetchall()
+        assert rows == top, project
+    assert _run(wh, "top_lemmas_herodotus.sql")[:5] == [("ὁ", 8805), ("δέ", 3099), ("καί", 2898), ("εἰμί", 1594),
+                                                         ("οὗτος", 1580)]
+    assert len(_run(wh, "top_lemmas_herodotus.sql")) == 20
+    # punctuation is a token, not a word: no punctuation lemma among Herodotus' 20
+    assert not {"punc1", ",", "."} & {lemma for lemma, _n in _run(wh, "top_lemmas_herodotus.sql")}
+
+
+def test_tokens_has_no_null_where_the_source_gives_a_value(wh):
+    row = wh.execute("""
+        select count(*),
+               count(*) filter (where upos is null or form is null or sent_id is null or path is null),
+               count(*) filter (where form_raw is null),
+               count(*) filter (where project like 'ud\\_%' escape '\\' and upos_raw is null and tag_raw is null),
+               count(*) filter (where cts_urn is null and passage is null and project = 'ud_perseus'),
+               count(*) filter (where is_published and not is_retained),
+               count(*) filter (where is_published_token and (head is null or deprel is null))
+        from tokens""").fetchone()
+    assert row == (1637137, 0, 0, 0, 0, 0, 0)
+
+
+def test_feats_map_and_dependents_answer_in_one_expression(wh):
+    # the dative nouns of Herodotus in agdt, through the MAP and through the string: the same tokens
+    by_map, by_string = wh.execute("""
+        select count(*) filter (where feats_map['Case'] = 'Dat'),
+               count(*) filter (where list_contains(string_split(feats, '|'), 'Case=Dat'))
+        from tokens where author = 'Herodotus' and project = 'agdt' and upos = 'NOUN'""").fetchone()
+    assert by_map == by_string > 0
+    assert _run(wh, "verbs_with_two_objects.sql") == [
+        ("agdt", 3924), ("gorman", 3250), ("harrington", 3), ("pedalion", 662), ("ud_perseus", 205), ("ud_proiel", 6)]
+    # dependents_by_deprel counts the published tree's dependents
+    n_obj, n_map = wh.execute("""
+        select (select count(*) from tokens as d where d.sentence_uid = t.sentence_uid and d.head = t.i
+                and d.deprel = 'obj'), dependents_by_deprel['obj']
+        from tokens as t where t.upos = 'VERB' and dependents_by_deprel['obj'] >= 3
+        order by t.sentence_uid, t.token_pos limit 1""").fetchone()
+    assert n_obj == n_map >= 3
+
+
+def test_the_other_analyst_questions(wh):
+    shares = {(p, d): (n, pct) for p, d, n, pct in _run(wh, "deprel_share_per_project.sql")}
+    assert shares[("agdt", "advmod")] == (97423, 21.4) and shares[("ud_proiel", "case")] == (1898, 15.51)
+    assert {p for p, _d in shares} == {"agdt", "gorman", "harrington", "pedalion", "ud_perseus", "ud_proiel"}
+    dative = {(a, p): rest for a, p, *rest in _run(wh, "dative_rate_per_author.sql")}
+    assert dative[("Herodotus", "agdt")] == [29065, 1555, 12.97]
+    assert dative[("Herodotus", "ud_proiel")] == [11243, 778, 13.21]
+    distance = {a: (n, d) for a, n, d in _run(wh, "dependency_distance_per_author.sql")}
+    assert distance["Herodotus"] == (66046, 3.33) and distance["Homeric-Iliad"] == (104558, 3.032)
+    gaps = {(a, pa, pb): g for a, pa, pb, _x, _y, g in _run(wh, "conj_rate_gap.sql")}
+    assert gaps[("Herodotus", "agdt", "gorman")] == 0.01 and gaps[("Athenaeus", "agdt", "ud_perseus")] == 5.14
+
+
+def test_published_in_names_the_configurations_and_splits(wh):
+    # every published sentence_1 row's sentence is in `tokens` with that (config, split)
+    n_rows, n_found = wh.execute("""
+        with r as (select id, split from mart_benchmark_rows where config = 'sentence_1'),
+        s as (select distinct sr.row_id, sr.dedup_key from mart_split_rows as sr where sr.track = 'main')
+        select count(*), count(*) filter (where exists (
+            select 1 from tokens as t where t.dedup_key = s.dedup_key and t.is_published
+            and list_contains(t.published_in, {'config': 'sentence_1', 'split': r.split})))
+        from r join s on r.id = s.row_id""").fetchone()
+    assert n_rows == n_found == 53950
+
+
+def test_sql_list_prints_whole_descriptions(capsys):
+    from sphragis import cli
+
+    assert cli.main(["sql", "--list"]) == 0
+    listed = dict(line.split("\t", 1) for line in capsys.readouterr().out.splitlines())
+    assert set(listed) == {p.stem for p in ANALYSES.glob("*.sql")}
+    # a description spanning two comment lines is printed whole, not cut mid-sentence
+    assert listed["top_lemmas_herodotus"] == ("The 20 most frequent lemmas of Herodotus, punctuation left out "
+                                              "(every project's records of retained sentences; table `tokens`).")
