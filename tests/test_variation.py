@@ -313,8 +313,9 @@ def test_analyst_queries_on_the_real_build(real_warehouse):
     assert sorted(cells) == sorted(expected)
     # known figures of the pinned sources (after the SPEC §5.1 rules; issue 30: Pedalion's one-word
     # sentence `ἐγώ-` + `οἶδα` of Ar. Thesm., glued before, is now its longer piece οἶδα and
-    # deduplicates against Gorman's and AGDT's οἶδα: one token fewer): 52 cells holding 1,169,956 tokens; 26 of them belong
-    # to authors annotated by several projects, 50 to projects with at least 3 authors
+    # deduplicates against Gorman's and AGDT's οἶδα: one token fewer): 52 cells holding 1,169,956
+    # tokens; 26 of them belong to authors annotated by several projects, 50 to projects with at
+    # least 3 authors
     assert (len(cells), sum(c[2] for c in cells)) == (52, 1_169_956)
     assert (sum(c[3] for c in cells), sum(c[4] for c in cells)) == (26, 50)
     assert cells[0] == ("Aeneas Tacticus", "pedalion", 6396, False, True)
