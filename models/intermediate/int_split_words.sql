@@ -44,7 +44,8 @@ morphology as (
         sentence_uid,
         token_pos,
         is_punct,
-        lemma
+        lemma,
+        tag
     from {{ ref('int_token_morphology') }}
 ),
 
@@ -169,7 +170,8 @@ mark_neighbours as (
         p.form as prev_form,
         n.token_pos as next_pos,
         n.form as next_form,
-        nm.lemma as next_lemma
+        nm.lemma as next_lemma,
+        nm.tag as next_tag
     from mark_tokens as m
     left join tokens as p on m.sentence_uid = p.sentence_uid and p.is_syntactic_word and p.token_pos = m.token_pos - 1
     left join tokens as n on m.sentence_uid = n.sentence_uid and n.is_syntactic_word and n.token_pos = m.token_pos + 1
@@ -183,8 +185,9 @@ mark_roles as (
     --   U+2019 appended, is a word the sources write (int_source_lexicon: `οἷ’`, `Δί’`);
     -- * prodelision (the mark belongs to the word after): not an elision, the word after starts
     --   with a letter that carries no breathing although its lemma starts with a vowel (it lost
-    --   that vowel: `’κ` of ἐκ, `’γώ` of ἐγώ; not the article or οὗτος, whose forms start with τ),
-    --   and the word before, if any, ends in a vowel (prodelision follows a long vowel).
+    --   that vowel: `’κ` of ἐκ, `’γώ` of ἐγώ; not the article or οὗτος, whose forms start with τ)
+    --   or although it is a past indicative (it lost its augment: `’τίμησα`), and the word
+    --   before, if any, ends in a vowel (prodelision follows a long vowel).
     -- Anything else (after a word ending in ν ρ ς or a vowel, before a word with its breathing, or
     -- next to punctuation) is a quotation mark and is removed as punctuation.
     select
@@ -203,8 +206,14 @@ mark_roles as (
         coalesce(
             regexp_matches(next_form, '^\p{L}')
             and not regexp_matches(nfd(next_form), '^\p{L}[^\p{L}]*[\x{0313}\x{0314}]')
-            and regexp_matches({{ letters_key('next_lemma') }}, '^[αεηιουω]')
-            and {{ letters_key('next_lemma') }} not in ('ο', 'ουτοσ')
+            and (
+                (
+                    regexp_matches({{ letters_key('next_lemma') }}, '^[αεηιουω]')
+                    and {{ letters_key('next_lemma') }} not in ('ο', 'ουτοσ')
+                )
+                -- or a past indicative that lost its augment ἐ- (`’τίμησα`, `’δόκουν`)
+                or (starts_with(next_tag, 'v') and substr(next_tag, 5, 1) = 'i' and substr(next_tag, 4, 1) in ('i', 'a', 'l'))
+            )
             and (prev_form is null or regexp_matches({{ letters_key('prev_form') }}, '[αεηιουω]$')),
             false
         ) as is_prodelision
