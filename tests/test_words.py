@@ -128,6 +128,10 @@ MARKS = {
     # a quotation mark next to an elided word: the word already carries its own mark (before it and
     # after it), and the word after the closing quote keeps its breathing
     17: [g(1, "'", PUNCT), g(2, "ἀλλ᾽", "c--------", "ἀλλά"), g(3, "'", PUNCT), g(4, "ἔφη", "v3siia---", "φημί")],
+    # AGDT Homer's quotation mark ᾽ before a word-initial diphthong (breathing on its second letter),
+    # and at the start of a sentence before an unaugmented past indicative
+    22: [a(1, "μοι", "p1s---md-", "ἐγώ"), a(2, "᾽", PUNCT), a(3, "αὐτὴ", "p-s---fn-", "αὐτός")],
+    23: [a(1, "᾽", PUNCT), a(2, "φάσθε", "v2piim---", "φημί"), a(3, "νύ", "d--------", "νυ")],
     19: [g(1, "οἷ’", "p-p---na-")],
 }
 
@@ -152,7 +156,7 @@ def test_prodelision_mark_joins_the_word_after(marks):
     assert _word(marks, 12) == [("prodelision_mark", "split_word:2+3:prodelision_mark_attached", True)]
 
 
-@pytest.mark.parametrize("uid", [14, 15, 16, 17])
+@pytest.mark.parametrize("uid", [14, 15, 16, 17, 22, 23])
 def test_quotation_marks_stay_punctuation(marks, uid):
     assert _word(marks, uid) == []
     assert len(_published(marks, uid)) == sum(1 for r in MARKS[uid] if not r[3].startswith("u"))

@@ -205,14 +205,19 @@ mark_roles as (
         ) as is_elision,
         coalesce(
             regexp_matches(next_form, '^\p{L}')
-            and not regexp_matches(nfd(next_form), '^\p{L}[^\p{L}]*[\x{0313}\x{0314}]')
+            -- no breathing on its first two letters (a word-initial diphthong carries it on the second)
+            and not regexp_matches(nfd(next_form), '^\p{L}[^\p{L}]*(?:\p{L}[^\p{L}]*)?[\x{0313}\x{0314}]')
             and (
                 (
                     regexp_matches({{ letters_key('next_lemma') }}, '^[αεηιουω]')
                     and {{ letters_key('next_lemma') }} not in ('ο', 'ουτοσ')
                 )
                 -- or a past indicative that lost its augment ἐ- (`’τίμησα`, `’δόκουν`)
-                or (starts_with(next_tag, 'v') and substr(next_tag, 5, 1) = 'i' and substr(next_tag, 4, 1) in ('i', 'a', 'l'))
+                -- (after a word: Homer's unaugmented verbs follow his quotation marks)
+                or (
+                    prev_form is not null
+                    and starts_with(next_tag, 'v') and substr(next_tag, 5, 1) = 'i' and substr(next_tag, 4, 1) in ('i', 'a', 'l')
+                )
             )
             and (prev_form is null or regexp_matches({{ letters_key('prev_form') }}, '[αεηιουω]$')),
             false
