@@ -213,9 +213,10 @@ mark_roles as (
                     and {{ letters_key('next_lemma') }} not in ('ο', 'ουτοσ')
                 )
                 -- or a past indicative that lost its augment ἐ- (`’τίμησα`, `’δόκουν`)
-                -- (after a word: Homer's unaugmented verbs follow his quotation marks)
+                -- (after a long vowel or diphthong: Homer's unaugmented verbs follow his quotation
+                -- marks, and Pedalion's δικτάτωρι ̓ κατέλιπεν is no prodelision)
                 or (
-                    prev_form is not null
+                    regexp_matches({{ letters_key('prev_form') }}, '(?:[ηω]|[αεο][ιυ]|ου)$')
                     and starts_with(next_tag, 'v') and substr(next_tag, 5, 1) = 'i' and substr(next_tag, 4, 1) in ('i', 'a', 'l')
                 )
             )
