@@ -1,7 +1,8 @@
-"""Cross-project text identity in the build summary (SPEC §5.1: "every build reports it").
+"""Cross-project text identity in the build summary (SPEC §5.1: "every build reports it"), and
+the size of the lexicon check.
 
-The figures come from the mart ``mart_cross_project_agreement`` (models/marts); this module only
-prints them.
+The figures come from the marts ``mart_cross_project_agreement`` and ``mart_lexicon_check``
+(models/marts); this module only prints them.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 MART = "mart_cross_project_agreement"
+LEXICON_MART = "mart_lexicon_check"
 
 
 def text_identity(con: duckdb.DuckDBPyConnection) -> list[tuple[str, int, int, int, int]]:
@@ -37,6 +39,23 @@ def text_identity(con: duckdb.DuckDBPyConnection) -> list[tuple[str, int, int, i
     return [(p, *by_pair[p].get("retained", (0, 0)), *by_pair[p].get("all", (0, 0))) for p in order]
 
 
+def lexicon_check_size(con: duckdb.DuckDBPyConnection) -> tuple[int, int]:
+    """The size of the lexicon check (SPEC §5.1, issue 30): published forms that occur in no source
+    as an unsplit word, and the published tokens with those forms.
+
+    Args:
+        con: a connection to a built warehouse.
+
+    Returns:
+        ``(forms, tokens)``.
+
+    Raises:
+        duckdb.CatalogException: the warehouse has no ``mart_lexicon_check``.
+    """
+    ((forms, tokens),) = con.table(LEXICON_MART).aggregate("count(*), coalesce(sum(n_tokens), 0)").fetchall()
+    return int(forms), int(tokens)
+
+
 def print_text_identity(warehouse: Path, out: Console | None = None) -> None:
     """Print the per-project-pair text identity table of the warehouse at ``warehouse``.
 
@@ -48,6 +67,7 @@ def print_text_identity(warehouse: Path, out: Console | None = None) -> None:
     con = duckdb.connect(str(warehouse), read_only=True)
     try:
         rows = text_identity(con)
+        forms, tokens = lexicon_check_size(con)
     finally:
         con.close()
     t = Table(title="cross-project text identity (SPEC §5.1): pairs (retained / all) with the same text")
@@ -58,3 +78,5 @@ def print_text_identity(warehouse: Path, out: Console | None = None) -> None:
         t.add_row(pair, f"{rn:,}", f"{ra:,}", f"{100 * ra / rn:.1f}" if rn else "-",
                   f"{an:,}", f"{aa:,}", f"{100 * aa / an:.1f}" if an else "-")
     out.print(t)
+    out.print(f"lexicon check ({LEXICON_MART}): {forms:,} published forms ({tokens:,} tokens) "
+              "occur in no source as an unsplit word")

@@ -43,8 +43,8 @@ def published():
                    null::varchar as repair, token_pos::varchar as src, 'ATR' as source_relation,
                    '1' as source_head from int_tokens""")
     con.execute("""create table int_token_morphology as select sentence_uid, token_pos, 'X' as upos,
-                   null::varchar as feats, 'x' as lemma, false as is_punct from int_tokens""")
-    for model in ("int_split_words", "int_token_forms"):
+                   null::varchar as feats, 'x' as lemma, false as is_punct, 'x--------' as tag from int_tokens""")
+    for model in ("int_source_lexicon", "int_split_words", "int_token_forms"):
         con.execute(f"create table {model} as {runner.render(project, model)}")
     con.execute(f"create table int_published_tokens as {runner.render(project, 'int_published_tokens')}")
     yield con

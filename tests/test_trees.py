@@ -21,7 +21,7 @@ from conftest import dev_warehouse_tables
 from sphragis import runner
 from sphragis.config import SEEDS_DIR
 
-TREE_MODELS = ["int_split_words", "int_token_forms", "int_token_relations", "int_tree_links", "int_tree_tokens",
+TREE_MODELS = ["int_source_lexicon", "int_split_words", "int_token_forms", "int_token_relations", "int_tree_links", "int_tree_tokens",
                "int_tree_checks", "mart_relation_rules", "mart_tree_repairs"]
 PUBLISHED_DEPRELS = {"root", "nsubj", "obj", "ccomp", "obl", "nmod", "advmod", "case", "conj", "dep"}
 ART = "artificial"
@@ -140,6 +140,14 @@ SENTENCES = {
         5 αὐτήν    p-s---fa- A-DO    4 | 5 4 obj      obj
         6 ὦ        i-------- XYZZY   4 | 6 4 dep      dep
         """),
+    # issue 30: an elision mark written as a token of its own (Gorman `ἀλλ` + `᾽`) joins the word
+    # before it; the tree loses the mark and its dependent re-attaches to that word
+    15: ("gorman", """
+        1 ἀλλ c-------- AuxY 3 | 1 2 advmod advmod split_word:1+2:elision_mark_attached
+        2 ᾽   u-------- AuxX 1 | removed
+        3 ἔφη v3siia--- PRED 0 | 2 0 root   root
+        4 δή  d-------- AuxZ 2 | 3 1 advmod advmod reattached_from_split_piece
+        """),
 }
 
 
@@ -177,7 +185,7 @@ def _tables(con: duckdb.DuckDBPyConnection, sentences: dict) -> None:
         head_num integer, relation varchar, is_artificial boolean, is_syntactic_word boolean,
         is_multiword boolean default false)""")
     con.execute("""create table int_token_morphology (sentence_uid bigint, token_pos integer, tag varchar,
-        upos varchar, is_punct boolean)""")
+        upos varchar, is_punct boolean, lemma varchar default null)""")
     con.execute("create table int_sentences (sentence_uid bigint, project varchar, n_tokens integer)")
     for uid, (project, rows) in sentences.items():
         ud = project.startswith("ud_")
@@ -187,7 +195,8 @@ def _tables(con: duckdb.DuckDBPyConnection, sentences: dict) -> None:
                         [project, uid, pos, id_, _int(id_), form, postag, upos, head, _int(head), rel,
                          ART in flags])
             is_punct = (postag or "").startswith("u") or upos == "PUNCT"
-            con.execute("insert into int_token_morphology values (?, ?, ?, ?, ?)",
+            con.execute("insert into int_token_morphology (sentence_uid, token_pos, tag, upos, is_punct) "
+                        "values (?, ?, ?, ?, ?)",
                         [uid, pos, postag, "PUNCT" if is_punct else upos, is_punct])
         con.execute("insert into int_sentences values (?, ?, ?)", [uid, project, len(rows)])
 

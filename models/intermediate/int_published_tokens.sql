@@ -31,6 +31,7 @@ final as (
         f.whitespace_removed as whitespace_normalized,
         f.editorial_marks_removed,
         f.latin_letters_mapped,
+        f.numeral_keraia_unified,
         f.elision_unified,
         f.stray_characters_removed,
         f.nfc_changed,

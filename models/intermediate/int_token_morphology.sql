@@ -151,29 +151,51 @@ well_formed as (
     having count(*) = 9
 ),
 
-resolved as (
+readings as (
+    -- a reading is plausible unless it gives a finite verb (mood i s o m) a gender, case or degree,
+    -- or an infinitive a person or number (SPEC §3: those features belong to other verb forms)
     select
         postag,
-        count(*) as n_candidates,
-        any_value(candidate) as candidate
+        candidate,
+        coalesce(
+            substr(candidate, 1, 1) <> 'v'
+            or (substr(candidate, 5, 1) not in ('i', 's', 'o', 'm', 'n'))
+            or (substr(candidate, 5, 1) = 'n' and substr(candidate, 2, 2) = '--')
+            or (substr(candidate, 5, 1) <> 'n' and substr(candidate, 7, 3) = '---'),
+            false
+        ) as is_plausible
     from well_formed
+),
+
+resolved as (
+    -- one well-formed reading, or else one plausible reading among several (a six-position verb
+    -- tag `v2pasm`: `v2pasm---`, not `v2pas-m--`)
+    select
+        postag,
+        case
+            when count(*) = 1 then any_value(candidate)
+            when count(*) filter (where is_plausible) = 1 then any_value(candidate) filter (where is_plausible)
+        end as candidate,
+        count(*) > 1 as by_plausibility
+    from readings
     group by postag
 ),
 
 native_tags as (
     select
         c.postag,
-        case when not c.is_missing and r.n_candidates = 1 then r.candidate end as tag,
+        case when not c.is_missing then r.candidate end as tag,
         case
             when c.is_missing then 'missing'
-            when coalesce(r.n_candidates, 0) <> 1 then 'unnormalizable'
+            when r.candidate is null then 'unnormalizable'
             else coalesce(nullif(concat_ws(
                 '+',
                 case when c.was_trimmed then 'trimmed' end,
                 case when c.was_lowercased then 'lowercased' end,
                 case when c.had_underscore then 'underscore_as_dash' end,
                 case when length(c.cleaned) < 9 then 'padded' end,
-                case when length(c.cleaned) > 9 then 'truncated' end
+                case when length(c.cleaned) > 9 then 'truncated' end,
+                case when r.by_plausibility then 'plausible_reading' end
             ), ''), 'as_is')
         end as tag_rule
     from cleaned as c
@@ -391,9 +413,8 @@ lemma_steps as (
 lemmas_clean as (
     select
         source_lemma,
-        case
-            when regexp_matches(lemma_clean, '\p{L}') then grave_to_acute(nfc_normalize(lower_grc(lemma_clean)))
-        end as lemma,
+        case when regexp_matches(lemma_clean, '\p{L}') then regexp_replace(lemma_cased, '^[\p{M}\x{2019}]+|[\p{M}\x{2019}]+$', '', 'g') end
+            as lemma,
         -- which §5.1 lemma rules changed it (counted in mart_representation_changes)
         list_filter([
             case when regexp_matches(nfc_normalize(trim(source_lemma)), '^[\p{M}\p{Sk}\p{Lm}]') then 'leading_mark' end,
@@ -401,19 +422,28 @@ lemmas_clean as (
             case when regexp_matches(source_lemma, '[A-Za-z]') and regexp_matches(lemma_clean, '\p{Greek}') then 'latin_letters' end,
             case when regexp_matches(source_lemma, '[^\p{L}\p{M}\p{N}\p{Sk}\p{Lm}\x{2019}\x{0027}-]') then 'other_characters' end,
             case when contains(nfd(source_lemma), chr(768)) then 'grave_to_acute' end,
-            case when not regexp_matches(lemma_clean, '\p{L}') then 'nulled' end
+            case when not regexp_matches(lemma_clean, '\p{L}') then 'nulled' end,
+            -- a lemma never starts or ends with a mark: an elision mark (`οὐδ’`, `δ̓`), a keraia, an
+            -- accent that no letter took (NFC), all dropped at the edges
+            case when regexp_matches(lemma_clean, '\p{L}') and regexp_matches(lemma_cased, '^[\p{M}\x{2019}]|[\p{M}\x{2019}]$') then 'edge_mark' end
         ], lambda r: r is not null) as lemma_rules  -- noqa: RF02
     from (
         select
             source_lemma,
-            trim(
-                regexp_replace(
-                    {{ keep_greek("regexp_replace(" ~ map_lookalikes('lemma_stripped', 'pairs') ~ ", '[\\x{0027}\\x{02BC}\\x{1FBD}\\x{1FBF}]', chr(8217), 'g')", '\\-') }},  -- noqa: PRS
-                    '-+', '-', 'g'
-                ),
-                '-'
-            ) as lemma_clean
-        from lemma_steps
+            lemma_clean,
+            grave_to_acute(nfc_normalize(lower_grc(lemma_clean))) as lemma_cased
+        from (
+            select
+                source_lemma,
+                trim(
+                    regexp_replace(
+                        {{ keep_greek("regexp_replace(" ~ map_lookalikes('lemma_stripped', 'pairs') ~ ", '[\\x{0027}\\x{02BC}\\x{1FBD}\\x{1FBF}]', chr(8217), 'g')", '\\-') }},  -- noqa: PRS
+                        '-+', '-', 'g'
+                    ),
+                    '-'
+                ) as lemma_clean
+            from lemma_steps
+        )
     )
 ),
 

@@ -47,15 +47,16 @@ classified as materialized (
         case
             when t.is_artificial then 'elliptic'
             when t.project not like 'ud\_%' escape '\' and regexp_full_match(t.form, '\[[0-9]+\]') then 'elliptic'
+            -- SPEC §5.1: a piece absorbed into its split word (an elision mark too, though tagged
+            -- as punctuation), a token left without a letter
+            when not sw.is_survivor then 'split_piece'
             when p.token_pos is not null then 'punct'
             when nullif(trim(t.form), '') is null then 'placeholder'
             when t.form = 'DEL' and t.postag is null and t.relation is null then 'placeholder'
-            -- SPEC §5.1: a piece absorbed into its split word, a token left without a letter
-            when not sw.is_survivor then 'split_piece'
             when nl.token_pos is not null then 'no_letter'
         end as removed_kind,
-        case when not sw.is_survivor then sw.survivor_pos end as merged_into,
-        case when sw.is_survivor then 'split_word:' || sw.piece_src_ids end as merge_repair,
+        case when not sw.is_survivor and sw.merges_dependents then sw.survivor_pos end as merged_into,
+        case when sw.is_survivor then sw.merge_repair end as merge_repair,
         coalesce(nullif(trim(t.head_src, ' "'), '') is null, true) as is_blank_head
     from tokens as t
     left join punct_tokens as p on t.sentence_uid = p.sentence_uid and t.token_pos = p.token_pos

@@ -10,6 +10,11 @@ select list(struct_pack(latin := latin, greek := greek, greek_word_final := gree
 select list(mark order by length(mark) desc, mark) as marks from {{ ref('editorial_marks') }}
 {%- endmacro %}
 
+{%- macro seed_elision_marks() -%}
+{#- the seed elision_marks as one list of characters (select it in a CTE named elision_marks) -#}
+select list(chr(('0x' || substr(codepoint, 3))::integer)) as marks from {{ ref('elision_marks') }}
+{%- endmacro %}
+
 {%- macro remove_editorial_marks(expr, marks) -%}
 {#- only strings with a non-letter, non-mark character can hold a mark: the others skip the list -#}
 case
@@ -60,4 +65,18 @@ regexp_replace(
     ),
     '^\p{M}+', ''
 )
+{%- endmacro %}
+
+{%- macro lexicon_key(expr) -%}
+{#- the spelling a word is looked up by in the source lexicon (int_source_lexicon, SPEC §5.1): NFC,
+    every elision mark (seed elision_marks' spacing ones, and a word-final combining psili) → U+2019,
+    every character that is not a Greek letter, a combining mark or U+2019 dropped (keep_greek),
+    lowercased with lower_grc, grave → acute. A published form is already in this shape. -#}
+nfc_normalize(grave_to_acute(nfc_normalize(lower_grc({{ keep_greek("regexp_replace(regexp_replace(nfc_normalize(" ~ expr ~ "), '\\x{0313}$', chr(8217)), '[\\x{0027}\\x{02BC}\\x{1FBD}\\x{1FBF}]', chr(8217), 'g')") }}))))
+{%- endmacro %}
+
+{%- macro letters_key(expr) -%}
+{#- a word's letters alone, lowercase, without any diacritic, final sigma as σ: the accent- and
+    breathing-blind spelling that crasis pieces are matched by (sql/queries/crasis_candidates.sql) -#}
+replace(regexp_replace(lower(strip_accents(nfc_normalize({{ expr }}))), '[^\p{L}]', '', 'g'), 'ς', 'σ')
 {%- endmacro %}
