@@ -68,7 +68,7 @@ lint: install  ## lint every .sql file with sqlfluff (models, sql/analyses, sql/
 	$(BIN)/sqlfluff lint models sql/analyses sql/ddl sql/tests; status=$$?; \
 	$(BIN)/sqlfluff lint sql/queries --templater placeholder && exit $$status
 
-bench: install  ## full build / parse-floor ratio, peak RSS, rebuild share (SPEC §13)
+bench: install  ## full build / parse-floor ratio, peak RSS, rebuild share (SPEC §13); export, audit, treebank, make export: wall, CPU, RSS
 	$(BIN)/python -m sphragis.bench
 
 clean:  ## remove the warehouse, unpacked sources and exports
