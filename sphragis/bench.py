@@ -101,18 +101,23 @@ def subset_tree(files, fraction: float, dest: Path) -> int:
     """Make ``dest/<snapshot>/<path>`` symlinks to a deterministic ``fraction`` of ``files``: per
     snapshot, the ``ceil(fraction · n)`` files with the smallest sha256 of their path. Returns the
     bytes of the files chosen."""
+    size = 0
+    for f in subset_files(files, fraction):
+        link = dest / f.snapshot["name"] / f.path
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(f.abspath)
+        size += f.abspath.stat().st_size
+    return size
+
+
+def subset_files(files, fraction: float) -> list:
+    """The deterministic ``fraction`` of ``files`` :func:`subset_tree` links: per snapshot, the
+    ``ceil(fraction · n)`` files with the smallest sha256 of their path."""
     by_snap: dict[str, list] = {}
     for f in files:
         by_snap.setdefault(f.snapshot["name"], []).append(f)
-    size = 0
-    for snap, fs in by_snap.items():
-        fs = sorted(fs, key=lambda f: hashlib.sha256(f.path.encode()).hexdigest())
-        for f in fs[:max(1, math.ceil(fraction * len(fs)))]:
-            link = dest / snap / f.path
-            link.parent.mkdir(parents=True, exist_ok=True)
-            link.symlink_to(f.abspath)
-            size += f.abspath.stat().st_size
-    return size
+    return [f for fs in by_snap.values()
+            for f in sorted(fs, key=lambda f: hashlib.sha256(f.path.encode()).hexdigest())[:max(1, math.ceil(fraction * len(fs)))]]
 
 
 def edited_seeds(dest: Path) -> Path:
@@ -276,6 +281,8 @@ def run_bench(json_path: Path = DEFAULT_JSON, workdir: Path | None = None, keep:
                     "targets": TARGETS, "workdir": str(work)}
     try:
         files = source_files(settings)
+        if fraction:  # a smoke run: the floor and every step on the same fraction of the files
+            files = subset_files(files, fraction)
         for f in files:  # warm the page cache
             f.abspath.read_bytes()
         floors = [parse_floor(files)]
@@ -283,14 +290,14 @@ def run_bench(json_path: Path = DEFAULT_JSON, workdir: Path | None = None, keep:
         data = settings.data
         if fraction:
             report["fraction"] = fraction
-            subset_tree(files, fraction, work / "data-smoke")
+            subset_tree(files, 1.0, work / "data-smoke")  # files is that fraction already
             data = work / "data-smoke"
         env = _env(data, work, "w100")
         runs = {"full": scenario("full build", env, work, full=True)}
         runs["no_change"] = scenario("no-change rebuild", env, work)
         runs["edit"] = scenario("one-row works_registry.csv edit", env, work, seeds=edited_seeds(work / "seeds"))
         total_bytes = sum(f.abspath.stat().st_size for f in files)
-        sizes = {1.0: (total_bytes, runs["full"])}
+        sizes = {fraction or 1.0: (total_bytes, runs["full"])}
         if growth:
             for frac in SIZES[:-1]:
                 tag = f"w{int(frac * 100)}"
