@@ -323,11 +323,11 @@ def audit_config(con: duckdb.DuckDBPyConnection, units: Units, cfg: str,
     result["eval_projects_not_in_train"] = sorted(
         (set(result["projects"]["validation"]) | set(result["projects"]["test"])) - set(result["projects"]["train"]))
     matrices = {"markup": units.markup, "text": units.text}
-    row_counts: dict[str, dict[str, Any]] = {}  # per feature set, shared by its targets
+    row_counts: dict[str, dict[str, Any]] = {}  # the current feature set's, shared by its targets
     for feature_set, target in TASKS:
-        if feature_set not in row_counts:
+        if feature_set not in row_counts:  # TASKS lists a feature set's targets together
             u = matrices[feature_set]
-            row_counts[feature_set] = {split: (rows[split].incidence @ u).tocsr() for split in SPLITS}
+            row_counts = {feature_set: {split: (rows[split].incidence @ u).tocsr() for split in SPLITS}}
         xs = row_counts[feature_set]
         ys = {split: (rows[split].authors if target == "author" else rows[split].projects) for split in SPLITS}
         evals = {s: (xs[s], ys[s]) for s in EVAL_SPLITS}
