@@ -36,8 +36,12 @@ export: build  ## the main job: fetch + build + write the benchmark (+ leakage r
 	$(SPHRAGIS) audit
 	if [ -d leaderboard ]; then $(SPHRAGIS) leaderboard leaderboard; fi
 
-treebank: build  ## leakage-clean CoNLL-U training treebank + manifest (seed 001) into dist/treebank
-	$(SPHRAGIS) export-treebank
+# `make treebank TREEBANK_FLAGS=--no-validator` skips the UD validator (the two loaders still run);
+# any other `sphragis export-treebank` option passes the same way (e.g. TREEBANK_FLAGS="--merged").
+TREEBANK_FLAGS ?=
+
+treebank: build  ## leakage-clean CoNLL-U training treebank + manifest (seed 001) into dist/treebank (TREEBANK_FLAGS=--no-validator skips the UD validator)
+	$(SPHRAGIS) export-treebank $(TREEBANK_FLAGS)
 
 audit: install  ## leakage audit and text baselines over the export (SPEC §11)
 	$(SPHRAGIS) audit
@@ -64,7 +68,7 @@ lint: install  ## lint every .sql file with sqlfluff (models, sql/analyses, sql/
 	$(BIN)/sqlfluff lint models sql/analyses sql/ddl sql/tests; status=$$?; \
 	$(BIN)/sqlfluff lint sql/queries --templater placeholder && exit $$status
 
-bench: install  ## full build / parse-floor ratio, peak RSS, rebuild share (SPEC §13)
+bench: install  ## full build / parse-floor ratio, peak RSS, rebuild share (SPEC §13); export, audit, treebank, make export: wall, CPU, RSS
 	$(BIN)/python -m sphragis.bench
 
 clean:  ## remove the warehouse, unpacked sources and exports

@@ -203,50 +203,124 @@ def check_loaders(path: Path, sent_ids: list[str]) -> None:
                             f"first difference at sentence {first + 1}")
 
 
-def validate_ud(paths: list[Path], required_level: int = REQUIRED_LEVEL, lang: str = VALIDATOR_LANG) -> dict:
+def _validator_version() -> str:
+    """The installed UD validator's version (part of the cache key of :func:`validate_ud`)."""
+    from importlib.metadata import version
+
+    return version("udtools")
+
+
+def _validate_file(path: str, lang: str) -> list[dict]:
+    """Every UD validator incident of one file at level 5, as plain records (run in a worker
+    process; the file name is the base name, line numbers are the file's)."""
+    from udtools.validator import Validator
+
+    validator = Validator(lang=lang, level=5, output=None, max_store=0)
+    state = validator.validate_files([path])
+    return [{"level": int(inc.level), "type": str(inc.get_type()), "class": str(inc.testclass),
+             "test_id": str(inc.testid), "error": bool(inc.is_error()), "file": Path(inc.filename or path).name,
+             "line": inc.lineno, "sent": inc.sentid, "message": str(inc.message)}
+            for inc in state.error_tracker]
+
+
+def _cross_file_sent_ids(paths: list[Path]) -> list[dict]:
+    """The one check of the validator that spans files (level 2 ``non-unique-sent-id``), done here
+    because :func:`validate_ud` validates each file alone: a sent_id already seen in an earlier file."""
+    seen: dict[str, str] = {}
+    found = []
+    for p in paths:
+        in_file: set[str] = set()
+        with open(p, encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, 1):
+                if line.startswith("# sent_id = "):
+                    sid = line[len("# sent_id = "):].strip()
+                    if sid in seen and sid not in in_file:
+                        found.append({"level": 2, "type": "ERROR", "class": "METADATA", "test_id": "non-unique-sent-id",
+                                      "error": True, "file": p.name, "line": lineno, "sent": sid,
+                                      "message": f"Non-unique sent_id attribute '{sid}' (also in {seen[sid]})."})
+                    in_file.add(sid)
+                    seen.setdefault(sid, p.name)
+    return found
+
+
+def validate_ud(paths: list[Path], required_level: int = REQUIRED_LEVEL, lang: str = VALIDATOR_LANG,
+                cache: Path | None = None, jobs: int | None = None) -> dict:
     """Run the UD validator (``udtools.validator.Validator``) over the files at level 5 and sum up.
 
+    Each file is validated alone, the files in parallel worker processes (``jobs``, default every
+    core); the validator's one check across files, sent_id uniqueness, is done by
+    :func:`_cross_file_sent_ids`. With ``cache`` (a directory), a file's incidents are kept under
+    the sha256 of its bytes, the validator's version and ``lang``, and reused when the same bytes
+    are validated again (entries of other files are removed).
+
     Args:
-        paths: the CoNLL-U files (validated together: sent_id uniqueness spans them).
+        paths: the CoNLL-U files.
         required_level: errors at this level or below make the export fail.
         lang: validator language code.
+        cache: directory of cached results, or None (validate everything).
+        jobs: worker processes (default ``os.cpu_count()``).
 
     Returns:
         ``{"lang", "validated_level": 5, "required_level", "passed_level"`` (highest level with no
         error at it or below), ``"errors"``, ``"warnings"``, ``"messages"``: list of
         ``{"level", "type", "class", "test_id", "count", "example"}`` sorted by level and
-        count}.
+        count, ``"files_cached"``: files whose results came from the cache}.
 
     Raises:
         TreebankError: an error at ``required_level`` or below (naming file, line, sentence).
     """
-    from udtools.validator import Validator
+    import json
+    from concurrent.futures import ProcessPoolExecutor
 
-    validator = Validator(lang=lang, level=5, output=None, max_store=0)
-    state = validator.validate_files([str(p) for p in paths])
+    key_of = {}
+    for p in paths:
+        with open(p, "rb") as fh:
+            digest = hashlib.file_digest(fh, "sha256").hexdigest()
+        key_of[p] = hashlib.sha256(f"{digest}|{_validator_version()}|{lang}|5|{p.name}".encode()).hexdigest()
+    results: dict[Path, list[dict]] = {}
+    if cache is not None:
+        for p in paths:
+            try:
+                results[p] = json.loads((cache / f"{key_of[p]}.json").read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                pass
+    todo = [p for p in paths if p not in results]
+    n_jobs = max(1, min(len(todo), jobs or os.cpu_count() or 1))
+    if n_jobs > 1:
+        with ProcessPoolExecutor(max_workers=n_jobs) as pool:
+            for p, found in zip(todo, pool.map(_validate_file, [str(p) for p in todo], [lang] * len(todo))):
+                results[p] = found
+    else:
+        results |= {p: _validate_file(str(p), lang) for p in todo}
+    if cache is not None:
+        cache.mkdir(parents=True, exist_ok=True)
+        for p in todo:
+            write_json(cache / f"{key_of[p]}.json", results[p])
+        for old in set(cache.glob("*.json")) - {cache / f"{k}.json" for k in key_of.values()}:
+            old.unlink(missing_ok=True)
     counts: Counter = Counter()
     examples: dict[tuple, str] = {}
     min_error_level = 6
-    first_required: object = None
-    for inc in state.error_tracker:
-        key = (int(inc.level), str(inc.get_type()), str(inc.testclass), str(inc.testid))
+    first_required: dict | None = None
+    for inc in [i for p in paths for i in results[p]] + _cross_file_sent_ids(paths):
+        key = (inc["level"], inc["type"], inc["class"], inc["test_id"])
         counts[key] += 1
-        examples.setdefault(key, f"{inc.filename or ''} line {inc.lineno} sent {inc.sentid}: {inc.message}")
-        if inc.is_error():
-            min_error_level = min(min_error_level, int(inc.level))
-            if int(inc.level) <= required_level and first_required is None:
+        examples.setdefault(key, f"{inc['file']} line {inc['line']} sent {inc['sent']}: {inc['message']}")
+        if inc["error"]:
+            min_error_level = min(min_error_level, inc["level"])
+            if inc["level"] <= required_level and first_required is None:
                 first_required = inc
     if first_required is not None:
         inc = first_required
-        raise TreebankError(f"UD validator (level {required_level}, {lang}): {inc.filename} line {inc.lineno} "
-                            f"sentence {inc.sentid}: [{inc.testid}] {inc.message}")
+        raise TreebankError(f"UD validator (level {required_level}, {lang}): {inc['file']} line {inc['line']} "
+                            f"sentence {inc['sent']}: [{inc['test_id']}] {inc['message']}")
     messages = [{"level": k[0], "type": k[1], "class": k[2], "test_id": k[3], "count": n, "example": examples[k]}
                 for k, n in sorted(counts.items(), key=lambda kv: (kv[0][0], -kv[1], kv[0][3]))]
     return {"lang": lang, "validated_level": 5, "required_level": required_level,
             "passed_level": min_error_level - 1,
             "errors": sum(m["count"] for m in messages if m["type"].lower() == "error"),
             "warnings": sum(m["count"] for m in messages if m["type"].lower() == "warning"),
-            "messages": messages}
+            "messages": messages, "files_cached": len(paths) - len(todo)}
 
 
 # --------------------------------------------------------------------------------------------
@@ -346,7 +420,8 @@ def export_treebank(out: Path, options: dict | None = None, *, merged: bool = Fa
                               "sentences": len(ann.sentences), "tokens": ann.words,
                               "sha256": hashlib.sha256(path.read_bytes()).hexdigest()})
             rendered = time.perf_counter() - t0
-            validation = validate_ud([tmp / f["file"] for f in files]) if validate else None
+            validation = (validate_ud([tmp / f["file"] for f in files], cache=_validator_cache(out))
+                          if validate else None)
             manifest = _manifest(recording, vars_, merged, files, validation)
             manifest["seconds"] = {"select_and_render": round(rendered, 1),
                                    "ud_validator": round(time.perf_counter() - t0 - rendered, 1)}
@@ -363,6 +438,12 @@ def export_treebank(out: Path, options: dict | None = None, *, merged: bool = Fa
         con.close()
         shutil.rmtree(tmp, ignore_errors=True)
     return {**manifest, "changed": changed} if changed not in state.NOTHING_TO_COMPARE else manifest
+
+
+def _validator_cache(out: Path) -> Path:
+    """Where :func:`validate_ud` keeps its per-file results: ``<out>.state/ud_validator`` beside the
+    output directory (outside the published treebank; its state folder, as the export's)."""
+    return out.with_name(out.name + ".state") / "ud_validator"
 
 
 def _manifest(con: duckdb.DuckDBPyConnection, vars_: dict, merged: bool, files: list[dict],

@@ -148,7 +148,6 @@ def load(files: dict[str, dict[str, Path]]) -> tuple[duckdb.DuckDBPyConnection, 
         AuditError: a file lacks a required column, or rows disagree on a unit's length.
     """
     import scipy.sparse as sp
-    from sklearn.feature_extraction.text import CountVectorizer
 
     import pyarrow as pa
 
@@ -180,10 +179,38 @@ def load(files: dict[str, dict[str, Path]]) -> tuple[duckdb.DuckDBPyConnection, 
     markup = sp.csr_matrix((trip["n"].astype(np.float64), (trip["unit_idx"], trip["j"])), shape=(n, len(vocab)))
 
     texts = [t for (t,) in con.execute(query("audit_texts")).fetchall()]
+    text, text_vocab = char_wb_counts(texts)
+    return con, Units(n=n, markup=markup, markup_vocab=vocab, text=text, text_vocab=text_vocab)
+
+
+def char_wb_counts(texts: list[str]) -> tuple[Any, list[str]]:
+    """The ``CountVectorizer(analyzer="char_wb", ngram_range=CHAR_NGRAMS, lowercase=False)`` counts
+    of ``texts``, counted once per distinct word instead of once per occurrence.
+
+    ``char_wb`` n-grams never cross a word boundary (each whitespace-separated word is padded with
+    one space and cut alone), so a text's counts are the sum of its words' counts: texts × words
+    (occurrences) @ words × n-grams. Same columns (the sorted n-grams), same values (sums of
+    integers, exact in float64) as counting every text; about five times less Python work on the
+    real export (54,319 units, far fewer distinct words than word occurrences).
+
+    Returns:
+        (CSR float64 matrix len(texts) × len(vocabulary), the n-grams in column order).
+    """
+    import scipy.sparse as sp
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    word_idx: dict[str, int] = {}
+    rows, cols = [], []
+    for i, t in enumerate(texts):
+        for w in t.split():  # the words char_wb cuts (it splits on whitespace the same way)
+            rows.append(i)
+            cols.append(word_idx.setdefault(w, len(word_idx)))
+    occurrences = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(texts), len(word_idx)))
     cv = CountVectorizer(analyzer="char_wb", ngram_range=CHAR_NGRAMS, lowercase=False, dtype=np.float64)
-    text = cv.fit_transform(texts).tocsr()
-    return con, Units(n=n, markup=markup, markup_vocab=vocab, text=text,
-                      text_vocab=list(cv.get_feature_names_out()))
+    per_word = cv.fit_transform(list(word_idx)).tocsr()
+    counts = (occurrences @ per_word).tocsr()
+    counts.sort_indices()
+    return counts, list(cv.get_feature_names_out())
 
 
 def _temp_table(con: duckdb.DuckDBPyConnection, name: str, sql: str, params: dict | None = None) -> None:
@@ -296,9 +323,12 @@ def audit_config(con: duckdb.DuckDBPyConnection, units: Units, cfg: str,
     result["eval_projects_not_in_train"] = sorted(
         (set(result["projects"]["validation"]) | set(result["projects"]["test"])) - set(result["projects"]["train"]))
     matrices = {"markup": units.markup, "text": units.text}
+    row_counts: dict[str, dict[str, Any]] = {}  # the current feature set's, shared by its targets
     for feature_set, target in TASKS:
-        u = matrices[feature_set]
-        xs = {split: (rows[split].incidence @ u).tocsr() for split in SPLITS}
+        if feature_set not in row_counts:  # TASKS lists a feature set's targets together
+            u = matrices[feature_set]
+            row_counts = {feature_set: {split: (rows[split].incidence @ u).tocsr() for split in SPLITS}}
+        xs = row_counts[feature_set]
         ys = {split: (rows[split].authors if target == "author" else rows[split].projects) for split in SPLITS}
         evals = {s: (xs[s], ys[s]) for s in EVAL_SPLITS}
         if feature_set == "text" and twins is not None:

@@ -23,6 +23,14 @@ tree) and keeps the peak per step (:mod:`sphragis.measure`). One run measures, i
    :data:`LONG_CHAIN_TOKENS` (each token under the previous one, the deepest tree the build
    accepts) and a cycle as long; time, CPU and peak RSS of both and the models that took longest.
 
+6. **what users wait for**, after those: ``sphragis audit --full`` and ``sphragis export-treebank``
+   (with the UD validator, its cache cleared) as children of their own, each with wall time, CPU
+   and peak RSS, and ``make export`` end to end from unpacked sources = the full build + full
+   export of step 2 + the audit (wall and CPU summed, peak RSS the largest).
+
+``--fraction F`` runs all of it on a deterministic fraction of the source files (as the growth
+builds choose them) without the growth builds: a smoke run of a few minutes.
+
 Each child's CPU time (user + system, with the worker processes it waits for) is measured too:
 the full build's CPU divided by the machine's cores is the least wall time any schedule of that
 work could take, printed beside the ratio.
@@ -116,18 +124,23 @@ def subset_tree(files, fraction: float, dest: Path) -> int:
     """Make ``dest/<snapshot>/<path>`` symlinks to a deterministic ``fraction`` of ``files``: per
     snapshot, the ``ceil(fraction · n)`` files with the smallest sha256 of their path. Returns the
     bytes of the files chosen."""
+    size = 0
+    for f in subset_files(files, fraction):
+        link = dest / f.snapshot["name"] / f.path
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(f.abspath)
+        size += f.abspath.stat().st_size
+    return size
+
+
+def subset_files(files, fraction: float) -> list:
+    """The deterministic ``fraction`` of ``files`` :func:`subset_tree` links: per snapshot, the
+    ``ceil(fraction · n)`` files with the smallest sha256 of their path."""
     by_snap: dict[str, list] = {}
     for f in files:
         by_snap.setdefault(f.snapshot["name"], []).append(f)
-    size = 0
-    for snap, fs in by_snap.items():
-        fs = sorted(fs, key=lambda f: hashlib.sha256(f.path.encode()).hexdigest())
-        for f in fs[:max(1, math.ceil(fraction * len(fs)))]:
-            link = dest / snap / f.path
-            link.parent.mkdir(parents=True, exist_ok=True)
-            link.symlink_to(f.abspath)
-            size += f.abspath.stat().st_size
-    return size
+    return [f for fs in by_snap.values()
+            for f in sorted(fs, key=lambda f: hashlib.sha256(f.path.encode()).hexdigest())[:max(1, math.ceil(fraction * len(fs)))]]
 
 
 def long_sentence_conllu(n_tokens: int, shape: str, sent_id: str) -> str:
@@ -203,6 +216,20 @@ def child_main(mode: str, report_path: Path, *, full: bool, seeds: str | None) -
             data["status"] = {k: sum(1 for v in s.status.values() if v[0] == k) for k in ("built", "reused")}
             data["tests"] = s.tests
             data["model_seconds"] = s.model_seconds
+        elif mode == "audit":
+            from . import audit
+
+            sampler.step("audit")
+            data["exit"] = audit._cmd_audit(argparse.Namespace(out=None, config=None, full=True, quiet=True,
+                                                               report=False))
+        elif mode == "treebank":
+            from .export import treebank
+
+            sampler.step("treebank")
+            out = config.settings().out.with_name("treebank")
+            shutil.rmtree(out.with_name(out.name + ".state"), ignore_errors=True)  # validate every file
+            m = treebank.export_treebank(out)
+            data["timings"] = m["seconds"]
         else:
             from .export import writer  # only here: a build child pays no Arrow import, as `sphragis build`
 
@@ -246,6 +273,29 @@ def scenario(name: str, env: dict, work: Path, *, full: bool = False, seeds: Pat
     return res
 
 
+def _figure(r: dict) -> dict:
+    """Wall, CPU and peak RSS of one child's result."""
+    return {"ok": r.get("ok", False), "wall_seconds": r.get("wall_seconds"), "cpu_seconds": r.get("cpu_seconds"),
+            "peak_rss_bytes": max([*r.get("peak_rss_by_step", {}).values(), 0]), "error": r.get("error")}
+
+
+def waits(full: dict, env: dict, work: Path) -> dict[str, dict]:
+    """What users wait for (module docstring, 6.): the full build and export of ``full`` (step 2),
+    then an audit and a treebank export run here, and ``make export`` end to end (build + export +
+    audit summed); each ``{"ok", "wall_seconds", "cpu_seconds", "peak_rss_bytes"}``."""
+    out = {"build": _figure(full["build"]), "export": _figure(full.get("export") or {})}
+    for mode in ("audit", "treebank"):
+        _say(f"bench: {mode} ...")
+        out[mode] = _figure(run_child(mode, env, work, "waits", "--full") if full["ok"] else {})
+        _say(f"bench:   {mode}: {'ok' if out[mode]['ok'] else 'FAILED: ' + str(out[mode]['error'])}")
+    parts = [out[k] for k in ("build", "export", "audit")]
+    out["make export"] = {"ok": all(p["ok"] for p in parts),
+                          "wall_seconds": sum(p["wall_seconds"] or 0.0 for p in parts),
+                          "cpu_seconds": sum(p["cpu_seconds"] or 0.0 for p in parts),
+                          "peak_rss_bytes": max(p["peak_rss_bytes"] for p in parts), "error": None}
+    return out
+
+
 def steps_of(res: dict) -> dict[str, dict]:
     """Per step: seconds and peak RSS (the RSS of the hook step that contains it)."""
     b, e = res["build"], res.get("export") or {}
@@ -279,8 +329,9 @@ def _env(data: Path, work: Path, tag: str) -> dict:
 
 
 def run_bench(json_path: Path = DEFAULT_JSON, workdir: Path | None = None, keep: bool = False,
-              growth: bool = True) -> dict:
-    """Run every measurement of the module docstring; write and return the report."""
+              growth: bool = True, fraction: float | None = None) -> dict:
+    """Run every measurement of the module docstring; write and return the report. ``fraction``:
+    measure on that fraction of the source files only (:func:`subset_tree`; a smoke run)."""
     settings = config.settings()
     work = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="sphragis-bench-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -289,16 +340,23 @@ def run_bench(json_path: Path = DEFAULT_JSON, workdir: Path | None = None, keep:
                     "targets": TARGETS, "workdir": str(work)}
     try:
         files = source_files(settings)
+        if fraction:  # a smoke run: the floor and every step on the same fraction of the files
+            files = subset_files(files, fraction)
         for f in files:  # warm the page cache
             f.abspath.read_bytes()
         floors = [parse_floor(files)]
         _say(f"bench: parse floor {floors[0]['seconds']:.2f}s over {len(files)} files")
-        env = _env(settings.data, work, "w100")
+        data = settings.data
+        if fraction:
+            report["fraction"] = fraction
+            subset_tree(files, 1.0, work / "data-smoke")  # files is that fraction already
+            data = work / "data-smoke"
+        env = _env(data, work, "w100")
         runs = {"full": scenario("full build", env, work, full=True)}
         runs["no_change"] = scenario("no-change rebuild", env, work)
         runs["edit"] = scenario("one-row works_registry.csv edit", env, work, seeds=edited_seeds(work / "seeds"))
         total_bytes = sum(f.abspath.stat().st_size for f in files)
-        sizes = {1.0: (total_bytes, runs["full"])}
+        sizes = {fraction or 1.0: (total_bytes, runs["full"])}
         if growth:
             for frac in SIZES[:-1]:
                 tag = f"w{int(frac * 100)}"
@@ -306,6 +364,7 @@ def run_bench(json_path: Path = DEFAULT_JSON, workdir: Path | None = None, keep:
                 sizes[frac] = (size, scenario(f"{int(frac * 100)}% build", _env(work / f"data-{tag}", work, tag),
                                               work, full=True))
         report["long_sentence"] = long_sentence_runs(files, work)
+        report["waits"] = waits(runs["full"], env, work)
         floors.append(parse_floor(files))
         report["floor"] = min(floors, key=lambda f: f["seconds"])
         report["runs"] = runs
@@ -406,6 +465,12 @@ def print_report(report: dict) -> None:
         print(f"    (flat {LONG_FLAT_TOKENS:,} + chain, cycle {LONG_CHAIN_TOKENS:,} tokens) slowest models: "
               + ", ".join(f"{m} {v:.1f}s" for m, v in long["slowest_models"].items()))
     print(f"peak RSS (process tree)   {gib(fig.get('peak_rss_bytes'))} (target <= 2 GiB): {ok('peak_rss')}")
+    if report.get("waits"):
+        print(f"\nwhat users wait for{' (fraction ' + str(report['fraction']) + ' of the sources)' if report.get('fraction') else ''}:")
+        print(f"{'step':<14}{'wall':>9}{'CPU':>9}{'peak RSS':>11}")
+        for k, w in report["waits"].items():
+            print(f"{k:<14}{secs(w['wall_seconds'])}{secs(w['cpu_seconds'])}{gib(w['peak_rss_bytes']):>11}"
+                  + ("" if w["ok"] else f"   FAILED: {w.get('error')}"))
     g = report.get("growth", {})
     if g:
         fracs = sorted(g["sizes"])
@@ -425,7 +490,10 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--workdir", metavar="DIR", help="work in DIR (kept) instead of a temporary directory")
     p.add_argument("--keep", action="store_true", help="keep the temporary directory")
     p.add_argument("--no-growth", action="store_true", help="skip the 25%% and 50%% builds")
-    p.add_argument("--child", choices=("build", "export"), help=argparse.SUPPRESS)
+    p.add_argument("--fraction", type=float, metavar="F",
+                   help="smoke run: every step on a deterministic fraction F (0-1] of the source files, "
+                        "no growth builds")
+    p.add_argument("--child", choices=("build", "export", "audit", "treebank"), help=argparse.SUPPRESS)
     p.add_argument("--child-report", help=argparse.SUPPRESS)
     p.add_argument("--full", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--seeds", help=argparse.SUPPRESS)
@@ -434,7 +502,8 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
 def _run(args: argparse.Namespace) -> int:
     if args.child:
         return child_main(args.child, Path(args.child_report), full=args.full, seeds=args.seeds)
-    report = run_bench(Path(args.json), Path(args.workdir) if args.workdir else None, args.keep, not args.no_growth)
+    report = run_bench(Path(args.json), Path(args.workdir) if args.workdir else None, args.keep,
+                       not args.no_growth and not args.fraction, fraction=args.fraction)
     print_report(report)
     return 0 if all(r["ok"] for r in [*report.get("runs", {}).values(), *_long_runs(report)]) else 1
 

@@ -251,3 +251,18 @@ def test_an_unchanged_export_reuses_the_last_audit(tmp_path, monkeypatch, capsys
     assert cli.main(args) == 0
     assert "audit up to date" not in capsys.readouterr().err
     assert json.loads(report.read_text(encoding="utf-8"))["configs"]["sentence_1"]["rows"]["train"] == 120
+
+
+def test_char_wb_counts_per_distinct_word_equal_countvectorizer():
+    """Counting each distinct word once and summing gives CountVectorizer's char_wb matrix exactly
+    (columns and values), whitespace runs, one-letter words and repeats included."""
+    import numpy as np
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    texts = ["μῆνιν ἄειδε θεὰ", "ἄειδε  ἄειδε\tθεὰ ὦ", "καὶ", "ὦ καὶ μῆνιν Πηληϊάδεω Ἀχιλῆος"]
+    counts, vocab = audit.char_wb_counts(texts)
+    cv = CountVectorizer(analyzer="char_wb", ngram_range=audit.CHAR_NGRAMS, lowercase=False, dtype=np.float64)
+    expected = cv.fit_transform(texts)
+    assert vocab == list(cv.get_feature_names_out())
+    assert (counts != expected).nnz == 0 and counts.shape == (4, len(vocab))
+    assert counts[1, vocab.index(" ἄει")] == 2

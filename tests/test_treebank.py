@@ -333,3 +333,27 @@ def test_real_export_is_leakage_clean(real_settings, real_build, tmp_path):
     assert sum(r["fold_sentences"] for r in perseus.values()) == 2443
     assert all(r["resolved_written"] == 0 for r in perseus.values())
     assert sum(r["resolved_excluded"] for r in perseus.values()) == 2443
+
+
+def test_validator_per_file_in_parallel_matches_one_run_and_is_cached(tiny_export, tmp_path):
+    """Files validated alone in worker processes give the incidents of one validator run over all
+    of them; a second run reads every file's result from the cache; a file repeated under another
+    name fails level 2 on its sent_ids (the check across files)."""
+    from collections import Counter
+
+    from udtools.validator import Validator
+
+    paths = sorted(tiny_export.glob("*.conllu"))
+    state = Validator(lang=treebank.VALIDATOR_LANG, level=5, output=None, max_store=0).validate_files(
+        [str(p) for p in paths])
+    together = Counter((int(i.level), str(i.testid)) for i in state.error_tracker)
+    cache = tmp_path / "cache"
+    first = treebank.validate_ud(paths, cache=cache, jobs=2)
+    assert Counter({(m["level"], m["test_id"]): m["count"] for m in first["messages"]}) == together
+    assert first["files_cached"] == 0 and len(list(cache.glob("*.json"))) == len(paths) == 4
+    second = treebank.validate_ud(paths, cache=cache, jobs=2)
+    assert second["files_cached"] == 4 and second["messages"] == first["messages"]
+    twin = tmp_path / "agdt-copy.conllu"
+    twin.write_bytes(paths[0].read_bytes())
+    with pytest.raises(treebank.TreebankError, match=r"agdt-copy.conllu line 1 .*\[non-unique-sent-id\]"):
+        treebank.validate_ud([*paths, twin], cache=cache)
