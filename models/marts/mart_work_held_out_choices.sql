@@ -29,7 +29,9 @@ per_author_works as (
         ) as works,
         list(work_id order by work_id) filter (where work_split = 'validation') as validation_works,
         list(work_id order by work_id) filter (where work_split = 'test') as test_works,
-        list(work_id order by work_id) filter (where work_split = 'train') as train_works
+        list(work_id order by work_id) filter (where work_split = 'train') as train_works,
+        string_agg(work, '; ' order by work_id) filter (where work_split = 'validation') as validation_titles,
+        string_agg(work, '; ' order by work_id) filter (where work_split = 'test') as test_titles
     from work_choice
     group by author
 ),
@@ -39,12 +41,16 @@ per_author as (
         author,
         count(*) filter (where excluded_reason = 'overlaps_evaluation_row') as dropped_twin_rows,
         count(*) filter (where excluded_reason = 'overlap_author_conflict') as dropped_conflict_rows,
-        count(*) filter (where candidate_split = 'train' and excluded_reason is distinct from 'overlaps_evaluation_row'
-            and excluded_reason is distinct from 'overlap_author_conflict') as candidate_train_rows,
-        count(*) filter (where candidate_split = 'validation'
-            and excluded_reason is distinct from 'overlap_author_conflict') as candidate_validation_rows,
-        count(*) filter (where candidate_split = 'test'
-            and excluded_reason is distinct from 'overlap_author_conflict') as candidate_test_rows,
+        count(*) filter (
+            where candidate_split = 'train' and excluded_reason is distinct from 'overlaps_evaluation_row'
+            and excluded_reason is distinct from 'overlap_author_conflict'
+        ) as candidate_train_rows,
+        count(*) filter (
+            where candidate_split = 'validation' and excluded_reason is distinct from 'overlap_author_conflict'
+        ) as candidate_validation_rows,
+        count(*) filter (
+            where candidate_split = 'test' and excluded_reason is distinct from 'overlap_author_conflict'
+        ) as candidate_test_rows,
         count(*) filter (where split = 'train') as train_rows,
         count(*) filter (where split = 'validation') as validation_rows,
         count(*) filter (where split = 'test') as test_rows
@@ -62,6 +68,8 @@ final as (
         coalesce(w.validation_works, []) as validation_works,
         coalesce(w.test_works, []) as test_works,
         coalesce(w.train_works, []) as train_works,
+        w.validation_titles,
+        w.test_titles,
         a.dropped_twin_rows,
         a.dropped_conflict_rows,
         a.candidate_train_rows,
