@@ -440,3 +440,55 @@ def test_real_held_out_choices(real_warehouse):
         where r.track = 'source_held_out' and r.split = 'train'
           and list_contains(e.projects, c.held_out_project)""").fetchone()[0]
     assert leaks == 0
+
+
+def _rule_choice(sizes: dict[str, int]) -> tuple[list[str], list[str]]:
+    """The work-held-out rule of int_work_held_out_choice, re-derived in Python: works ranked by
+    sha256('776work:' || work_id); validation = the subset (bitmask over that ranking) leaving two
+    works out closest to 10 % of the rows, test = the subset of the rest leaving one work closest to
+    10 %; ties by fewer works, then the smaller bitmask. Returns (validation, test) work_ids, sorted."""
+    ranked = _first_by_work_hash(*sizes)
+    target = sum(sizes.values()) / 10
+
+    def best(allowed: int, keep_out: int) -> int:
+        masks = [m for m in range(1, 1 << len(ranked)) if m & ~allowed == 0
+                 and bin(allowed).count("1") - bin(m).count("1") >= keep_out]
+        return min(masks, key=lambda m: (abs(sum(sizes[w] for i, w in enumerate(ranked) if m >> i & 1) - target),
+                                         bin(m).count("1"), m))
+
+    full = (1 << len(ranked)) - 1
+    val = best(full, 2)
+    test = best(full & ~val, 1)
+    return (sorted(w for i, w in enumerate(ranked) if val >> i & 1),
+            sorted(w for i, w in enumerate(ranked) if test >> i & 1))
+
+
+def test_real_work_held_out_track(built_warehouse):
+    # no work of an author in two splits; every (author, split) a multiple of 50, at least 50
+    straddling = built_warehouse.execute("""
+        select author, work_id from mart_split_rows where track = 'work_held_out'
+        group by author, work_id having count(distinct split) > 1""").fetchall()
+    assert straddling == []
+    counts = built_warehouse.execute("""select author, split, rows from mart_author_split_counts
+                                        where track = 'work_held_out'""").fetchall()
+    assert counts and all(n % 50 == 0 and n >= 50 for _a, _s, n in counts)
+    # Xenophon's six works (eligible rows): the rule gives Symposium + Hiero (428 + 317 = 745 of
+    # target 685) to validation and Anabasis (1,040, the closest of the rest) to test
+    sizes = dict(built_warehouse.execute("""select work_id, count(*) from int_eligible_sentences
+                                            where author = 'Xenophon' group by work_id""").fetchall())
+    assert len(sizes) == 6
+    val, test = _rule_choice(sizes)
+    assert (val, test) == (["tlg0032.tlg004", "tlg0032.tlg008"], ["tlg0032.tlg006"])
+    got = built_warehouse.execute("""select validation_works, test_works, decision from mart_work_held_out_choices
+                                     where author = 'Xenophon'""").fetchone()
+    assert got == (val, test, "retained")
+    published = dict(built_warehouse.execute("""
+        select split, list(distinct work_id order by work_id) from mart_split_rows
+        where track = 'work_held_out' and author = 'Xenophon' and split <> 'train' group by split""").fetchall())
+    assert published == {"validation": val, "test": test}
+    # every author's choice is the rule's
+    for author, v, t in built_warehouse.execute("""select author, validation_works, test_works
+                                                   from mart_work_held_out_choices where n_works >= 3""").fetchall():
+        rows = dict(built_warehouse.execute("""select work_id, count(*) from int_eligible_sentences
+                                               where author = ? group by work_id""", [author]).fetchall())
+        assert _rule_choice(rows) == (v, t), author
