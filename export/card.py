@@ -35,10 +35,13 @@ import yaml
 
 from sphragis import config, leaderboard
 
-from sphragis.benchmark import CONFIGS, SPLITS
+from sphragis.benchmark import CONFIGS, SPLITS, TRACKS, config_of
 from sphragis.state import template_loader
 
 CARD_TEMPLATE = "dataset_card.md.j2"
+
+#: The atomic configuration whose authors each track's table of "Data Splits" lists.
+TRACK_TABLES = {track: config_of(track, 1) for track in TRACKS}
 TEMPLATES = config.PACKAGE_DIR / "templates"
 
 
@@ -240,6 +243,8 @@ def context(out: Path) -> dict:
         "per_author": per_author,
         "seed_totals": seed_totals,
         "held_out": report["held_out_splits"],
+        "work_held_out": report["work_held_out_splits"],
+        "work_held_out_left_out": [r for r in report["work_held_out_track"] if not r["is_retained"]],
         # only the labels with rows: the registry's list may name authors no source holds
         "retained_pseudonymous": sorted(set(config.RETAINED_PSEUDONYMOUS_AUTHORS)
                                         & {a["author"] for a in per_author if a["total"]}),
@@ -295,7 +300,8 @@ def check_card(text: str, out: Path) -> list[str]:
 
     * every retained pseudonymous label the card names, and every author of the ``sentence_1``
       table of "Data Splits", has rows in ``sentence_1`` (any split); every author of the
-      source-held-out table has rows in ``source_held_out_1``;
+      source-held-out table has rows in ``source_held_out_1``, of the work-held-out table in
+      ``work_held_out_1``;
     * the parts of every merge of the Annotations table add up to 100 % (each share is printed
       with two decimals, so the sum may be off by 0.005 per part).
     """
@@ -303,7 +309,7 @@ def check_card(text: str, out: Path) -> list[str]:
     con = duckdb.connect()
     try:
         authors = {}
-        for cfg in ("sentence_1", "source_held_out_1"):
+        for cfg in TRACK_TABLES.values():
             files = [str(_parquet(out, cfg, s)) for s in SPLITS if _parquet(out, cfg, s).is_file()]
             authors[cfg] = {a for (a,) in con.execute("select distinct author from read_parquet($f)",
                                                       {"f": files}).fetchall()} if files else set()
@@ -315,7 +321,10 @@ def check_card(text: str, out: Path) -> list[str]:
                  for a in named if a not in authors["sentence_1"]]
     splits_section = text.split("### Data Splits", 1)[-1].split("## Dataset Creation", 1)[0]
     main_part, _sep, held_part = splits_section.partition("Source-held-out track")
-    for cfg, part, first_num in (("sentence_1", main_part, 1), ("source_held_out_1", held_part, 2)):
+    held_part, _sep, work_part = held_part.partition("Work-held-out track")
+    for cfg, part, first_num in ((TRACK_TABLES["main"], main_part, 1),
+                                 (TRACK_TABLES["source_held_out"], held_part, 2),
+                                 (TRACK_TABLES["work_held_out"], work_part, 4)):
         for line in part.splitlines():
             cells = [c.strip() for c in line.strip().strip("|").split("|")]
             if (len(cells) > first_num + 2 and not cells[0].startswith(("**", "author", "---"))

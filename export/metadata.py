@@ -10,7 +10,7 @@ from pathlib import Path
 import duckdb
 
 from sphragis import config
-from sphragis.benchmark import CONFIGS, EVAL_SPLITS, SPLITS
+from sphragis.benchmark import BY_NAME, CONFIGS, EVAL_SPLITS, SPLITS
 from sphragis.config import OVERLAP_TWINS
 from sphragis.files import write_json, write_text_atomic
 from sphragis.queries import json_records as _records
@@ -28,7 +28,9 @@ def build_report(con: duckdb.DuckDBPyConnection) -> dict:
     after curation, removed as duplicates, omitted for conflicts (rows and groups), eligible),
     ``per_project`` and ``per_author`` (the same, split), ``exclusions`` (sentences per reason),
     ``ingest_rejects``, ``tree_repairs``, ``tag_quality``, ``relation_fallbacks``,
-    ``source_held_out_track`` and ``configurations``.
+    ``source_held_out_track``, ``work_held_out_track`` (``mart_work_held_out_choices``: every
+    author's works with their split, candidate and published rows, the decision) and
+    ``configurations``.
     """
     fates = _records(con, query("build_report_fates"))
     counts = {(r.pop("scope"), r.pop("key")): r for r in fates}
@@ -46,6 +48,7 @@ def build_report(con: duckdb.DuckDBPyConnection) -> dict:
         "tag_quality": _table(con, "mart_tag_quality"),
         "relation_fallbacks": _table(con, "mart_relation_rules"),
         "source_held_out_track": _table(con, "mart_held_out_choices"),
+        "work_held_out_track": _table(con, "mart_work_held_out_choices", "author"),
         "configurations": _table(con, "mart_config_summary"),
         "passage_overlap": passage_overlap(con),
         **card_sections(con),
@@ -77,7 +80,8 @@ def card_sections(con: duckdb.DuckDBPyConnection) -> dict:
     available and every document a non-default profile decides differently), ``seed_reconciliation``
     (``mart_seed_reconciliation`` rows, ``mart_seed_reconciliation_causes``,
     ``mart_missing_file_estimates`` and a summary), ``per_author_splits`` (``mart_author_splits``),
-    ``held_out_splits`` (retained authors of ``mart_held_out_choices``), ``genres``
+    ``held_out_splits`` (retained authors of ``mart_held_out_choices``), ``work_held_out_splits``
+    (retained authors of ``mart_work_held_out_choices`` with their works per split), ``genres``
     (``mart_genre_rows`` summed over splits), ``merge_effects`` (``mart_merge_effects``),
     ``license_rows`` (:func:`license_rows`) and ``split_block`` (the 50-row cut, runner variable
     ``min_author_rows``).
@@ -107,6 +111,7 @@ def card_sections(con: duckdb.DuckDBPyConnection) -> dict:
         },
         "per_author_splits": [a for a in per_author if a["total"]],
         "held_out_splits": _records(con, query("card_held_out_splits")),
+        "work_held_out_splits": _records(con, query("card_work_held_out_splits")),
         "genres": _records(con, query("card_genres")),
         "merge_effects": _table(con, "mart_merge_effects", "kind, published_category, part_share_pct desc, part_category"),
         "license_rows": license_rows(con),
@@ -125,13 +130,19 @@ def config_summary(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, dict[s
 
 
 def dataset_variants(con: duckdb.DuckDBPyConnection, summary: dict) -> dict:
-    """Every configuration: authors, rows per split, chunk ids, and the excluded rows (SPEC §9)."""
+    """Every configuration: authors, rows per split, chunk ids, and the excluded rows (SPEC §9);
+    a work_held_out configuration also has ``held_out_works``: {author: {split: [work_id, ...]}}
+    for its retained authors (``mart_work_held_out_choices``)."""
+    works = {r["author"]: {"train": r["train_works"], "validation": r["validation_works"], "test": r["test_works"]}
+             for r in _records(con, "select * from mart_work_held_out_choices where is_retained order by author")}
     out = {}
     for cfg, splits in summary.items():
         entry = {"splits": splits,
                  "authors": [r["author"] for r in _records(con, query("variant_authors"), {"config": cfg})]}
         if not cfg.endswith("_1"):
             entry["chunks"] = _records(con, query("variant_chunks"), {"config": cfg})
+        if BY_NAME[cfg].track == "work_held_out":
+            entry["held_out_works"] = works
         out[cfg] = entry
     out["_exclusions"] = _table(con, "mart_split_exclusions")
     return out

@@ -46,7 +46,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from sphragis import config, state
-from sphragis.benchmark import CONFIGS, SPLITS
+from sphragis.benchmark import BY_NAME, CONFIGS, SPLITS
 from sphragis.build import build_lock, console, remove_stale_builds
 from sphragis.files import replace_dir, restore_dir
 from sphragis.hugepages import disable_transparent_huge_pages
@@ -73,7 +73,8 @@ CHUNK_COLUMNS = (
     "chunk_size", "chunk_target_size", "constituent_ids", "constituent_provenance", "chunk_work_ids",
     "chunk_works", "chunk_is_mixed_work",
 )
-HELD_OUT_COLUMNS = ("held_out_source",)
+#: Extra columns of the held-out tracks, by track (sql/seeds/benchmark_configs.csv).
+TRACK_COLUMNS = {"source_held_out": ("held_out_source",), "work_held_out": ("held_out_works",)}
 
 #: Columns assembled per unit from ``int_eligible_sentences`` and ``int_units`` (the others come
 #: from ``mart_benchmark_rows``).
@@ -100,8 +101,7 @@ def columns_of(config_name: str) -> tuple[str, ...]:
     cols = BASE_COLUMNS
     if not config_name.endswith("_1"):
         cols += CHUNK_COLUMNS
-    if config_name.startswith("source_held_out"):
-        cols += HELD_OUT_COLUMNS
+    cols += TRACK_COLUMNS.get(BY_NAME[config_name].track, ())
     return cols
 
 

@@ -5,14 +5,15 @@ The one home of these lists is two checked-in seeds, which the SQL models ``ref(
 module reads (from the runner's seed folder, :data:`sphragis.config.SEEDS_DIR`):
 
 * ``sql/seeds/benchmark_configs.csv``: ``config, track, chunk_target_size``, one row per
-  configuration in published order (``sentence_1`` … ``source_held_out_50``);
+  configuration in published order (``sentence_1`` … ``source_held_out_50``, then
+  ``work_held_out_1`` … ``work_held_out_50``);
 * ``sql/seeds/benchmark_splits.csv``: ``split, split_order, is_evaluation``, one row per split
   (``train``, ``validation``, ``test``).
 
 Constants (all tuples, in seed order):
 
-* :data:`CONFIGS`: the eight configuration names;
-* :data:`TRACKS`: the track names (``main``, ``source_held_out``);
+* :data:`CONFIGS`: the twelve configuration names;
+* :data:`TRACKS`: the track names (``main``, ``source_held_out``, ``work_held_out``);
 * :data:`CHUNK_SIZES`: the distinct chunk target sizes, ascending (units per row: 1, 5, 10, 50);
 * :data:`SPLITS`: every split in ``split_order``; :data:`EVAL_SPLITS` those with
   ``is_evaluation`` true.
@@ -32,8 +33,8 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Config:
-    """One benchmark configuration: ``name`` (e.g. ``sentence_10``), ``track`` (``main`` or
-    ``source_held_out``) and ``chunk_target_size`` (units per row, 1 for the atomic configs)."""
+    """One benchmark configuration: ``name`` (e.g. ``sentence_10``), ``track`` (``main``,
+    ``source_held_out`` or ``work_held_out``) and ``chunk_target_size`` (units per row, 1 for the atomic configs)."""
 
     name: str
     track: str

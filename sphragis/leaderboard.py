@@ -37,6 +37,7 @@ DEFAULT_DIR = Path("leaderboard")
 #: The accepted submissions inside the export.
 LEADERBOARD = Path("metadata") / "leaderboard.json"
 HELD_OUT_TRACK = "source_held_out"
+MAIN_TRACK = "main"
 
 
 def _held_out(configs) -> list[str]:
@@ -123,7 +124,8 @@ def board(out: Path) -> dict[str, Any] | None:
     no ``metadata/leakage_report.json`` and no ``metadata/leaderboard.json``.
 
     Returns:
-        {"configs": [config, ...] (main track, then held-out), "held_out": [...], "rows": [{"rank",
+        {"configs": [config, ...] (main track, work-held-out track, then source-held-out), "held_out":
+        [...], "rows": [{"rank",
         "system", "kind" ("submission", "floor", "baseline"), "link", "accuracy": {config: float |
         None}, "held_out_mean": float | None, "gap": mean main-track minus held-out mean | None,
         "beats_floor": "n/m" | None}], "note": str | None,
@@ -162,7 +164,7 @@ def board(out: Path) -> dict[str, Any] | None:
                                              if any(b is not None for b in beats) else None)})
     for r in rows:
         r["held_out_mean"] = _mean([r["accuracy"][c] for c in held])
-        main = _mean([r["accuracy"][c] for c in configs if c not in held])
+        main = _mean([r["accuracy"][c] for c in configs if BY_NAME[c].track == MAIN_TRACK])
         r["gap"] = None if main is None or r["held_out_mean"] is None else main - r["held_out_mean"]
     rows.sort(key=lambda r: (r["held_out_mean"] is None, -(r["held_out_mean"] or 0.0), r["system"]))
     for rank, r in enumerate(rows, start=1):

@@ -242,7 +242,7 @@ def test_check_card_fails_on_an_author_without_rows(tmp_path):
 
 def test_check_card_fails_on_a_split_table_author_without_rows(tmp_path):
     out = _mini_export(tmp_path, ["Xenophon"])
-    for cfg in ("source_held_out_1",):
+    for cfg in ("source_held_out_1", "work_held_out_1"):
         for split in ("train", "validation", "test"):
             src = out / "data" / "sentence_1" / f"{split}-00000-of-00001.parquet"
             dst = out / "data" / cfg / src.name
@@ -252,11 +252,15 @@ def test_check_card_fails_on_a_split_table_author_without_rows(tmp_path):
               "| Xenophon | 5,450 | 650 | 650 | 6,750 | – |\n| {main} | 1 | 0 | 0 | 1 | – |\n"
               "| **all labels** | 1 | 1 | 1 | 3 | – |\n\nSource-held-out track (`source_held_out_1`): ...\n\n"
               "| author | held-out treebank | train | validation | test |\n|---|---|---:|---:|---:|\n"
-              "| {held} | UD PROIEL | 1,350 | 350 | 350 |\n\n## Dataset Creation\n")
-    assert card.check_card(tables.format(main="Xenophon", held="Xenophon"), out) == []
-    assert card.check_card(tables.format(main="Pseudo-Oppian", held="Herodotus"), out) == [
+              "| {held} | UD PROIEL | 1,350 | 350 | 350 |\n\nWork-held-out track (`work_held_out_1`): ...\n\n"
+              "| author | works | validation works | test works | train | validation | test |\n"
+              "|---|---:|---|---|---:|---:|---:|\n| {work} | 6 | Symposium; Hiero | Anabasis | 5,050 | 700 | 1,000 |\n\n"
+              "## Dataset Creation\n")
+    assert card.check_card(tables.format(main="Xenophon", held="Xenophon", work="Xenophon"), out) == []
+    assert card.check_card(tables.format(main="Pseudo-Oppian", held="Herodotus", work="Plato"), out) == [
         "names author 'Pseudo-Oppian', which has no row in sentence_1",
-        "names author 'Herodotus', which has no row in source_held_out_1"]
+        "names author 'Herodotus', which has no row in source_held_out_1",
+        "names author 'Plato', which has no row in work_held_out_1"]
 
 
 def test_check_card_fails_on_a_merge_whose_parts_do_not_add_up(tmp_path):

@@ -55,7 +55,7 @@ def test_nested_arrow_types(real_export):
 
 
 def test_author_rows_are_multiples_of_50_and_chunks_cover_atomic_rows(real_export):
-    for track in ("sentence", "source_held_out"):
+    for track in ("sentence", "source_held_out", "work_held_out"):
         atomic = {}
         for split in writer.SPLITS:
             t = pq.read_table(real_export / "data" / f"{track}_1" / f"{split}-00000-of-00001.parquet",
@@ -89,6 +89,25 @@ def test_held_out_track_has_no_leak(real_export):
     for r in train:
         assert r["held_out_source"] not in {rec["treebank_source"] for rec in r["source_records"]}
         assert held[r["author"]] == {r["held_out_source"]}
+
+
+def test_work_held_out_track_holds_out_whole_works(real_export):
+    # every validation/test row's work is among its author's held-out works of that split, no
+    # training row's is; build_report and dataset_variants record the same works
+    variants = json.loads((real_export / "metadata" / "dataset_variants.json").read_text())
+    report = json.loads((real_export / "metadata" / "build_report.json").read_text())
+    works = variants["work_held_out_1"]["held_out_works"]
+    assert works["Xenophon"] == {"train": ["tlg0032.tlg001", "tlg0032.tlg002", "tlg0032.tlg007"],
+                                 "validation": ["tlg0032.tlg004", "tlg0032.tlg008"], "test": ["tlg0032.tlg006"]}
+    retained = {r["author"]: r for r in report["work_held_out_track"] if r["decision"] == "retained"}
+    assert sorted(retained) == sorted(works) == sorted(variants["work_held_out_50"]["authors"])
+    for split in writer.SPLITS:
+        rows = pq.read_table(real_export / "data" / "work_held_out_1" / f"{split}-00000-of-00001.parquet",
+                             columns=["author", "work_id", "held_out_works"]).to_pylist()
+        for r in rows:
+            assert r["work_id"] in works[r["author"]][split]
+            held = {(w["split"], w["work_id"]) for w in r["held_out_works"]}
+            assert held == {(s, w) for s in ("validation", "test") for w in works[r["author"]][s]}
 
 
 def test_metadata_files(real_export):

@@ -26,10 +26,12 @@ PACKAGES = {"sphragis": REPO / "sphragis", "sphragis.export": REPO / "export", "
 
 
 def test_benchmark_shape_comes_from_the_seeds():
-    # seed 000 "Configurations": two tracks x chunk sizes 1, 5, 10, 50; splits train/validation/test
+    # seed 000 "Configurations": two tracks x chunk sizes 1, 5, 10, 50, and the work-held-out track
+    # (issue 31); splits train/validation/test
     assert benchmark.CONFIGS == ("sentence_1", "sentence_5", "sentence_10", "sentence_50", "source_held_out_1",
-                                 "source_held_out_5", "source_held_out_10", "source_held_out_50")
-    assert benchmark.TRACKS == ("main", "source_held_out")
+                                 "source_held_out_5", "source_held_out_10", "source_held_out_50",
+                                 "work_held_out_1", "work_held_out_5", "work_held_out_10", "work_held_out_50")
+    assert benchmark.TRACKS == ("main", "source_held_out", "work_held_out")
     assert benchmark.CHUNK_SIZES == (1, 5, 10, 50)
     assert benchmark.SPLITS == ("train", "validation", "test")
     assert benchmark.EVAL_SPLITS == ("validation", "test")
@@ -220,5 +222,6 @@ def test_fixture_export_is_byte_identical(tmp_path):
 
 @pytest.mark.integration
 def test_real_export_parquet_is_byte_identical(real_export):
-    # the 24 Parquet files of the export of the pinned sources (main at 517f96d, `sphragis export --full`)
+    # the 36 Parquet files of the export of the pinned sources (main at 517f96d, `sphragis export --full`;
+    # the 12 work_held_out_* files added at issue 31)
     _check_sha256(real_export, SHA256_DIR / "real.sha256")

@@ -11,6 +11,8 @@ back from the models).
 
 from __future__ import annotations
 
+import hashlib
+
 import duckdb
 import pytest
 
@@ -24,11 +26,13 @@ SPLIT_MODELS = [
     "int_overlap_pairs",
     "int_overlap_edges",
     "int_overlap_groups",
+    "int_work_held_out_choice",
     "mart_split_assignments",
     "mart_split_rows",
     "mart_split_exclusions",
     "mart_author_split_counts",
     "mart_held_out_choices",
+    "mart_work_held_out_choices",
     "mart_chunks",
     "mart_benchmark_rows",
     "mart_config_summary",
@@ -241,8 +245,59 @@ def test_held_out_track(con):
                           and held_out_source is null""").fetchone()[0] == 0
 
 
+def _first_by_work_hash(*work_ids: str) -> list[str]:
+    """``work_ids`` in the work-held-out rank order: sha256('776work:' || work_id) ascending."""
+    return sorted(work_ids, key=lambda w: hashlib.sha256(f"776work:{w}".encode()).hexdigest())
+
+
+def test_work_held_out_track(con):
+    # Alpha (736 rows, target 73.6): validation = Alpha Four (100, |100 - 73.6| = 26.4, no subset of
+    # at most 4 works is closer); test = the closest subset of the rest leaving one work:
+    # Five + Six + Two + Three = 36 rows < 50 → below threshold. Beta has two works, Gamma one.
+    # Delta (1000, target 100): validation one 300-row work (a 300 beats the 400; the tie between
+    # Two and Three goes to the smaller bitmask, the work first by hash), test the other, train One.
+    val, test = _first_by_work_hash("tlg9004.tlg002", "tlg9004.tlg003")
+    got = {r[0]: r[1:] for r in con.execute("""
+        select author, decision, validation_works, test_works, train_works, candidate_test_rows
+        from mart_work_held_out_choices""").fetchall()}
+    assert got == {
+        "Alpha": ("below_threshold", ["tlg9001.tlg004"],
+                  ["tlg9001.tlg002", "tlg9001.tlg003", "tlg9001.tlg005", "tlg9001.tlg006"], ["tlg9001.tlg001"], 36),
+        "Beta": ("fewer_than_three_works", [], [], [], 0),
+        "Gamma": ("single_work_author", [], [], [], 0),
+        "Delta": ("retained", [val], [test], ["tlg9004.tlg001"], 300),
+    }
+    counts = _counts(con, "select author, split, rows from mart_author_split_counts where track = 'work_held_out'")
+    assert counts == {("Delta", "train"): 400, ("Delta", "validation"): 300, ("Delta", "test"): 300}
+    works = con.execute("""select distinct held_out_works from mart_split_rows
+                           where track = 'work_held_out'""").fetchall()
+    title = {"tlg9004.tlg002": "Delta Two", "tlg9004.tlg003": "Delta Three"}
+    assert works == [([{"split": "validation", "work_id": val, "work": title[val]},
+                       {"split": "test", "work_id": test, "work": title[test]}],)]
+
+
+def test_work_held_out_subset_search():
+    # Epsilon, 1000 rows (target 100): validation = {50, 60} (110, off by 10; 120 alone is off by
+    # 20), test = {120} (the closest of what is left; 70 is off by 30), train 70 + 300 + 400 = 770;
+    # bottleneck 750 / 100 / 100. No work in two splits.
+    sizes = {"tlg9005.tlg001": 50, "tlg9005.tlg002": 60, "tlg9005.tlg003": 70, "tlg9005.tlg004": 300,
+             "tlg9005.tlg005": 400, "tlg9005.tlg006": 120}
+    c = duckdb.connect()
+    try:
+        build(c, [("Epsilon", f"Epsilon {w[-1]}", w, "prose", "agdt", n, None, 0) for w, n in sizes.items()])
+        got = c.execute("""select validation_works, test_works, train_works, train_rows, validation_rows, test_rows
+                           from mart_work_held_out_choices""").fetchall()
+        assert got == [(["tlg9005.tlg001", "tlg9005.tlg002"], ["tlg9005.tlg006"],
+                        ["tlg9005.tlg003", "tlg9005.tlg004", "tlg9005.tlg005"], 750, 100, 100)]
+        assert c.execute("""select count(*) from (select work_id from mart_split_rows where track = 'work_held_out'
+                            group by work_id having count(distinct split) > 1)""").fetchone()[0] == 0
+    finally:
+        c.close()
+
+
 def test_chunks_cover_atomic_rows_exactly(con):
-    for track, prefix in (("main", "sentence_"), ("source_held_out", "source_held_out_")):
+    for track, prefix in (("main", "sentence_"), ("source_held_out", "source_held_out_"),
+                          ("work_held_out", "work_held_out_")):
         atomic = sorted(con.execute("select split, row_id from mart_split_rows where track = ?", [track]).fetchall())
         for k in (5, 10, 50):
             members = sorted(con.execute("""select split, unnest(constituent_ids) from mart_chunks
@@ -288,7 +343,9 @@ def test_chunk_ids(con):
 def test_benchmark_rows_shapes(con):
     summary = {(cfg, split): (authors, rows) for cfg, split, authors, rows in con.execute(
         "select config, split, authors, rows from mart_config_summary").fetchall()}
-    assert len(summary) == 24
+    assert len(summary) == 36
+    assert summary["work_held_out_1", "test"] == (1, 300)
+    assert summary["work_held_out_50", "train"] == (1, 400 // 50)
     assert summary["sentence_1", "train"] == (3, 550 + 800 + 800)
     assert summary["sentence_10", "validation"] == (3, (50 + 100 + 100) // 10)
     assert summary["source_held_out_1", "test"] == (2, 150 + 150)
@@ -313,6 +370,12 @@ def test_benchmark_rows_shapes(con):
     assert held == "Pedalion" and work == "Beta One"
     assert [p["id"] for p in prov] == ids
     assert licenses == sorted(set(licenses))
+    held_works = writer.assemble_rows(writer.config_rows(con, "work_held_out_10", "validation"),
+                                      writer.fetch_units(con), writer.columns_of("work_held_out_10"))
+    assert "held_out_source" not in held_works.column_names
+    first = held_works.slice(0, 1).to_pylist()[0]
+    val, test = _first_by_work_hash("tlg9004.tlg002", "tlg9004.tlg003")
+    assert [w["work_id"] for w in first["held_out_works"]] == [val, test] and first["chunk_work_ids"] == [val]
     atomic = con.execute("""select id, work, chunk_size, constituent_ids from mart_benchmark_rows
                             where config = 'sentence_1' limit 1""").fetchone()
     assert atomic[2] is None and atomic[3] is None and atomic[1].startswith(("Alpha", "Beta", "Delta"))
@@ -377,3 +440,55 @@ def test_real_held_out_choices(real_warehouse):
         where r.track = 'source_held_out' and r.split = 'train'
           and list_contains(e.projects, c.held_out_project)""").fetchone()[0]
     assert leaks == 0
+
+
+def _rule_choice(sizes: dict[str, int]) -> tuple[list[str], list[str]]:
+    """The work-held-out rule of int_work_held_out_choice, re-derived in Python: works ranked by
+    sha256('776work:' || work_id); validation = the subset (bitmask over that ranking) leaving two
+    works out closest to 10 % of the rows, test = the subset of the rest leaving one work closest to
+    10 %; ties by fewer works, then the smaller bitmask. Returns (validation, test) work_ids, sorted."""
+    ranked = _first_by_work_hash(*sizes)
+    target = sum(sizes.values()) / 10
+
+    def best(allowed: int, keep_out: int) -> int:
+        masks = [m for m in range(1, 1 << len(ranked)) if m & ~allowed == 0
+                 and bin(allowed).count("1") - bin(m).count("1") >= keep_out]
+        return min(masks, key=lambda m: (abs(sum(sizes[w] for i, w in enumerate(ranked) if m >> i & 1) - target),
+                                         bin(m).count("1"), m))
+
+    full = (1 << len(ranked)) - 1
+    val = best(full, 2)
+    test = best(full & ~val, 1)
+    return (sorted(w for i, w in enumerate(ranked) if val >> i & 1),
+            sorted(w for i, w in enumerate(ranked) if test >> i & 1))
+
+
+def test_real_work_held_out_track(built_warehouse):
+    # no work of an author in two splits; every (author, split) a multiple of 50, at least 50
+    straddling = built_warehouse.execute("""
+        select author, work_id from mart_split_rows where track = 'work_held_out'
+        group by author, work_id having count(distinct split) > 1""").fetchall()
+    assert straddling == []
+    counts = built_warehouse.execute("""select author, split, rows from mart_author_split_counts
+                                        where track = 'work_held_out'""").fetchall()
+    assert counts and all(n % 50 == 0 and n >= 50 for _a, _s, n in counts)
+    # Xenophon's six works (eligible rows): the rule gives Symposium + Hiero (428 + 317 = 745 of
+    # target 685) to validation and Anabasis (1,040, the closest of the rest) to test
+    sizes = dict(built_warehouse.execute("""select work_id, count(*) from int_eligible_sentences
+                                            where author = 'Xenophon' group by work_id""").fetchall())
+    assert len(sizes) == 6
+    val, test = _rule_choice(sizes)
+    assert (val, test) == (["tlg0032.tlg004", "tlg0032.tlg008"], ["tlg0032.tlg006"])
+    got = built_warehouse.execute("""select validation_works, test_works, decision from mart_work_held_out_choices
+                                     where author = 'Xenophon'""").fetchone()
+    assert got == (val, test, "retained")
+    published = dict(built_warehouse.execute("""
+        select split, list(distinct work_id order by work_id) from mart_split_rows
+        where track = 'work_held_out' and author = 'Xenophon' and split <> 'train' group by split""").fetchall())
+    assert published == {"validation": val, "test": test}
+    # every author's choice is the rule's
+    for author, v, t in built_warehouse.execute("""select author, validation_works, test_works
+                                                   from mart_work_held_out_choices where n_works >= 3""").fetchall():
+        rows = dict(built_warehouse.execute("""select work_id, count(*) from int_eligible_sentences
+                                               where author = ? group by work_id""", [author]).fetchall())
+        assert _rule_choice(rows) == (v, t), author

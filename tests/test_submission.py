@@ -267,7 +267,7 @@ def test_reference_submission_reproduces_the_audit_on_a_synthetic_export(tmp_pat
 @pytest.mark.integration
 def test_reference_submission_reproduces_the_audit_on_the_real_export(real_export, tmp_path, monkeypatch):
     # the audit on (a view of) the real export writes the reference submission; scoring it gives the
-    # audit's text-baseline accuracy and macro-F1 on all eight configurations, and the leaderboard
+    # audit's text-baseline accuracy and macro-F1 on every configuration, and the leaderboard
     # of the card and the docs site ranks it by the source-held-out track
     out = tmp_path / "sphragis"
     out.mkdir()
@@ -305,3 +305,24 @@ def test_reference_submission_reproduces_the_audit_on_the_real_export(real_expor
     section = card.split("### Supported Tasks and Leaderboards", 1)[1].split("### Languages", 1)[0]
     assert "| text baseline (reference) |" in section and submission.export_fingerprint(out) in section
     assert "predictions" not in json.dumps(report)
+
+
+def test_leaderboard_gap_is_main_track_minus_source_held_out_with_the_work_track_beside(tmp_path):
+    # three tracks side by side: the work-held-out configuration is shown between the main and the
+    # source-held-out track and counts in neither the gap's main-track mean nor the ranking key
+    out = make_export(_export(tmp_path), 1, "work_held_out_1", SIZES)
+    recs = _perfect(out, ("sentence_1", "source_held_out_1", "work_held_out_1"))
+    authors = sorted({r["author"] for r in recs})
+    for r in recs:  # every work_held_out_1 prediction wrong
+        if r["config"] == "work_held_out_1":
+            r["author"] = next(a for a in authors if a != r["author"])
+    preds = _write_jsonl(tmp_path / "model.jsonl", recs)
+    board_dir = tmp_path / "board"
+    assert cli.main(["score", str(preds), "--out", str(out), "--name", "Works blind",
+                     "--json", str(board_dir / "m.json"), "--bootstrap", "99"]) == 0
+    assert cli.main(["leaderboard", str(board_dir), "--out", str(out)]) == 0
+    b = leaderboard.board(out)
+    assert b["configs"] == ["sentence_1", "work_held_out_1", "source_held_out_1"]
+    row = b["rows"][0]
+    assert (row["accuracy"], row["held_out_mean"], row["gap"]) == (
+        {"sentence_1": 1.0, "work_held_out_1": 0.0, "source_held_out_1": 1.0}, 1.0, 0.0)

@@ -1,6 +1,6 @@
--- Every published row of the eight configurations sentence_{1,5,10,50} and
--- source_held_out_{1,5,10,50}: its key, order, labels and chunk columns, but not the per-unit
--- payload (SPEC §9, seed 000 "Principal columns", "Column structure"). Grain: one row per
+-- Every published row of the configurations sentence_{1,5,10,50}, source_held_out_{1,5,10,50}
+-- and work_held_out_{1,5,10,50} (sql/seeds/benchmark_configs.csv): its key, order, labels and
+-- chunk columns, but not the per-unit payload (SPEC §9, seed 000 "Principal columns", "Column structure"). Grain: one row per
 -- (config, id).
 --
 -- A row is a list of units (1 for _1, k for _k) in constituent order. The exporter
@@ -18,7 +18,7 @@
 -- constituent_provenance is one struct per constituent (row id, project, path and upstream
 -- sentence id of the chosen parse, cts_urn, passage), in constituent order.
 -- _1 rows: id = row_id, chunk columns NULL (the unit list is [id]). held_out_source only on
--- source_held_out_*.
+-- source_held_out_*, held_out_works (see mart_split_rows) only on work_held_out_*.
 -- row_order: 1-based within (config, split), by author then chunk_seq (_1: by author, work,
 -- work_id, textual order — the order the chunks are cut in).
 with
@@ -54,11 +54,13 @@ units as (
 ),
 
 author_held_out as (
-    select distinct
+    select
         track,
         author,
-        held_out_source
+        any_value(held_out_source) as held_out_source,
+        any_value(held_out_works) as held_out_works
     from split_rows
+    group by track, author
 ),
 
 atomic_rows as (
@@ -74,7 +76,8 @@ atomic_rows as (
         r.work,
         r.work_id,
         u.genre,
-        r.held_out_source
+        r.held_out_source,
+        r.held_out_works
     from split_rows as r
     inner join atomic_configs as k on r.track = k.track
     inner join units as u on r.row_id = u.row_id
@@ -116,7 +119,8 @@ chunk_rows as (
         c.chunk_work_ids,
         c.chunk_works,
         c.chunk_is_mixed_work,
-        h.held_out_source
+        h.held_out_source,
+        h.held_out_works
     from chunks as c
     inner join chunk_members as m on c.config = m.config and c.chunk_id = m.chunk_id
     left join author_held_out as h on c.track = h.track and c.author = h.author
@@ -145,5 +149,6 @@ select
     chunk_work_ids,
     chunk_works,
     chunk_is_mixed_work,
-    held_out_source
+    held_out_source,
+    held_out_works
 from final

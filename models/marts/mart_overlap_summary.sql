@@ -30,7 +30,9 @@ pair_counts as (
         count(*) filter (where straddled_main_baseline) as straddling_main_pairs_before,
         count(*) filter (where straddles_main) as straddling_main_pairs_after,
         count(*) filter (where straddled_source_held_out_baseline) as straddling_held_out_pairs_before,
-        count(*) filter (where straddles_source_held_out) as straddling_held_out_pairs_after
+        count(*) filter (where straddles_source_held_out) as straddling_held_out_pairs_after,
+        count(*) filter (where straddled_work_held_out_baseline) as straddling_work_held_out_pairs_before,
+        count(*) filter (where straddles_work_held_out) as straddling_work_held_out_pairs_after
     from pairs
 ),
 
@@ -49,7 +51,11 @@ exclusions as (
         count(*) filter (where track = 'source_held_out' and excluded_reason = 'overlap_author_conflict')
             as held_out_conflict_rows_omitted,
         count(*) filter (where track = 'source_held_out' and excluded_reason = 'overlaps_evaluation_row')
-            as held_out_train_twins_dropped
+            as held_out_train_twins_dropped,
+        count(*) filter (where track = 'work_held_out' and excluded_reason = 'overlap_author_conflict')
+            as work_held_out_conflict_rows_omitted,
+        count(*) filter (where track = 'work_held_out' and excluded_reason = 'overlaps_evaluation_row')
+            as work_held_out_train_twins_dropped
     from assignments
 ),
 

@@ -1,6 +1,7 @@
--- Split assignment of every eligible row on both tracks (SPEC §8, seed 000 "Splits",
--- "Source-held-out track"), before and after the 50-row bottleneck. Grain: one row per
--- (track, row_id); every eligible row appears once on 'main' and once on 'source_held_out'.
+-- Split assignment of every eligible row on the three tracks (SPEC §8, seed 000 "Splits",
+-- "Source-held-out track"; issue 31), before and after the 50-row bottleneck. Grain: one row per
+-- (track, row_id); every eligible row appears once on 'main', once on 'source_held_out' and once
+-- on 'work_held_out'.
 --
 -- Hashes (macro stable_hash): split_hash = sha256('776' || row_id), bottleneck_hash =
 -- sha256('776bottleneck:' || row_id), both compared as lowercase hex strings, ties by row_id.
@@ -13,15 +14,18 @@
 --   Its m rows, ranked 1..m by split_hash, go to validation for rank <= m // 2, test otherwise; the
 --   other projects' rows are train unless the held-out project is in their provenance (`projects`),
 --   in which case they are excluded ('held_out_project_in_provenance').
--- Both tracks, per author: retained only if train, validation and test each have >= 50 candidate
+-- work_held_out: the split of the row's work (int_work_held_out_choice: whole works to validation
+--   and test, closest to 10 % each, from seed 776); authors with fewer than three works are
+--   excluded with that model's reason ('single_work_author', 'fewer_than_three_works').
+-- Every track, per author: retained only if train, validation and test each have >= 50 candidate
 --   rows ('author_below_threshold' otherwise); then within each (author, split) of c rows, ranked
 --   1..c by bottleneck_hash, ranks > (c // 50) * 50 are excluded ('bottleneck_remainder').
 --
 -- Passage overlap (SPEC §7.1, issue 29; int_overlap_edges, int_overlap_groups). Every row is
 -- assigned twice: `baseline_split` by the rules above alone, `split` by this build's rules:
--- * source_held_out: with var('overlap_conflict_rule') on, both rows of an author-conflict pair
---   are excluded ('overlap_author_conflict'; SPEC §7's conflict rule); with
---   var('overlap_drop_train_twins') on, a would-be training row overlapping a validation or test
+-- * source_held_out and work_held_out (each track on its own): with var('overlap_conflict_rule')
+--   on, both rows of an author-conflict pair are excluded ('overlap_author_conflict'; SPEC §7's
+--   conflict rule); with var('overlap_drop_train_twins') on, a would-be training row overlapping a validation or test
 --   candidate of its author is excluded ('overlaps_evaluation_row'). Both before the bottleneck.
 -- * main, var('split_profile') = 'seed000' (default): seed 000's split unchanged (the conflict rule
 --   is not applied there: it would move published rows); 'grouped': each overlap group (a row
@@ -39,6 +43,8 @@ author_projects as (select * from {{ ref('int_author_projects') }}),
 overlap_edges as (select * from {{ ref('int_overlap_edges') }}),
 
 overlap_groups as (select * from {{ ref('int_overlap_groups') }}),
+
+work_choice as (select * from {{ ref('int_work_held_out_choice') }}),
 
 conflict_rows as (
     -- rows in an author-conflict pair (omitted by the conflict rule when it is on)
@@ -216,12 +222,44 @@ held_out_conflicts as (
     from held_out_candidates
 ),
 
+-- work-held-out track ----------------------------------------------------------------------------
+
+work_held_out_candidates as (
+    select
+        t.*,
+        'work_held_out' as track,
+        cast(null as varchar) as held_out_project,
+        cast(null as varchar) as held_out_source,
+        w.work_split as candidate_split,
+        w.pre_reason
+    from textual as t
+    inner join work_choice as w on t.author = w.author and t.work_id = w.work_id
+),
+
+work_held_out_conflicts as (
+    select
+        * replace (
+            coalesce(pre_reason, case when is_overlap_conflict then 'overlap_author_conflict' end) as pre_reason
+        )
+    from work_held_out_candidates
+),
+
+-- overlap-clean held-out tracks ------------------------------------------------------------------
+
+held_out_tracks as (
+    select * from held_out_conflicts
+    union all by name
+    select * from work_held_out_conflicts
+),
+
 train_twins as (
     -- would-be training rows overlapping a validation or test candidate of their author
-    select distinct t.row_id
-    from held_out_conflicts as t
+    select distinct
+        t.track,
+        t.row_id
+    from held_out_tracks as t
     inner join overlap_edges as o on t.row_id = o.row_id
-    inner join held_out_conflicts as e on o.twin_row_id = e.row_id
+    inner join held_out_tracks as e on t.track = e.track and o.twin_row_id = e.row_id
     where
         t.candidate_split = 'train' and t.pre_reason is null
         and e.candidate_split in ('validation', 'test') and e.pre_reason is null
@@ -236,11 +274,11 @@ held_out_build_candidates as (
                 case when {{ var('overlap_drop_train_twins') }} and w.row_id is not null then 'overlaps_evaluation_row' end
             ) as pre_reason
         )
-    from held_out_conflicts as h
-    left join train_twins as w on h.row_id = w.row_id
+    from held_out_tracks as h
+    left join train_twins as w on h.track = w.track and h.row_id = w.row_id
 ),
 
--- bottleneck (both tracks, both variants) ----------------------------------------------------------
+-- bottleneck (every track, both variants) ----------------------------------------------------------
 
 candidates as (
     select
@@ -252,6 +290,11 @@ candidates as (
         *,
         'baseline' as variant
     from held_out_candidates
+    union all by name
+    select
+        *,
+        'baseline' as variant
+    from work_held_out_candidates
     union all by name
     select
         *,

@@ -7,6 +7,8 @@
 --     held-out project anywhere in its provenance.
 --   held_out_eval_not_from_held_out_project: a source_held_out validation/test row whose parse is
 --     not from the author's held-out project.
+--   work_in_two_splits: a (author, work_id) of the work_held_out track published in more than one
+--     split (a work never straddles splits there).
 --   chunk_coverage: per chunk configuration and split, _1 rows missing from the chunks, chunk
 --     constituents that are not _1 rows of that track and split, and constituents used twice.
 --   chunk_size: chunk_size differs from chunk_target_size or from the number of constituents.
@@ -53,6 +55,19 @@ eval_shares_dedup_key_with_train as (
     inner join split_rows as t
         on e.track = t.track and e.dedup_key = t.dedup_key and t.split = 'train'
     where s.is_evaluation
+),
+
+work_in_two_splits as (
+    select count(*) as failing_rows
+    from (
+        select
+            author,
+            work_id
+        from split_rows
+        where track = 'work_held_out'
+        group by author, work_id
+        having count(distinct split) > 1
+    ) as straddling
 ),
 
 held_out_rows as (
@@ -156,6 +171,11 @@ final as (
         'held_out_eval_not_from_held_out_project' as check_name,
         failing_rows
     from held_out_eval_not_from_held_out_project
+    union all
+    select
+        'work_in_two_splits' as check_name,
+        failing_rows
+    from work_in_two_splits
     union all
     select
         'chunk_coverage' as check_name,

@@ -191,7 +191,17 @@ def _benchmark_page() -> str:
               "- `main`: rows split at random within author and work (about 80/10/10 by row, seed 776).",
               "- `source_held_out`: for each author annotated by more than one project, the second-largest "
               "project is held out: its rows are validation and test, the other projects' rows train; every "
-              "row carries `held_out_source`.", "",
+              "row carries `held_out_source`.",
+              "- `work_held_out`: for each author with at least three works, whole works go to validation "
+              "and to test, the rest to train; a work is one `work_id` as `mart_split_rows` knows it (projects "
+              "that cut one text differently meet in it) and never straddles splits. The works are ranked by "
+              "sha256('776work:' || work_id) and every subset is searched: validation is the non-empty subset "
+              "leaving two works out whose rows come closest to 10 % of the author's rows, test the subset of "
+              "the rest leaving one work that comes closest to 10 % (ties: fewer works, then the smaller "
+              "bitmask over the ranking; `int_work_held_out_choice`). Authors with one or two works are left "
+              "out (`single_work_author`, `fewer_than_three_works`); the 50-row thresholds and cut, the "
+              "chunking and the passage-overlap rules of `source_held_out` follow "
+              "(`mart_work_held_out_choices`). Every row carries `held_out_works`.", "",
               "| split | order | evaluation split |", "|---|---|---|"]
     _h, rows = _csv_rows(config.SEEDS_DIR / "benchmark_splits.csv")
     for split, order, is_eval in rows:
