@@ -95,6 +95,19 @@ def test_file_extension_and_setting_statements_are_refused(wh, tmp_path, capsys,
     assert _sha(wh) == before and _files(tmp_path) == listing
 
 
+def test_a_second_connection_in_one_process_is_locked_too(wh, tmp_path):
+    # DuckDB shares one instance per file and process: the second connect() finds the lock set by
+    # the first (the docs site opens the warehouse twice) and must neither fail nor be unlocked
+    first = sqlmod.connect(wh)
+    second = sqlmod.connect(wh)
+    assert second.execute("select current_setting('enable_external_access')").fetchone() == (False,)
+    with pytest.raises(duckdb.PermissionException):
+        second.execute(f"copy (select 1) to '{tmp_path / 'x.csv'}'")
+    assert not (tmp_path / "x.csv").exists()
+    first.close()
+    second.close()
+
+
 def test_the_refusal_says_how_to_write_and_read_files(wh, capsys):
     assert _sql(wh, "copy raw_sentences to 'x.csv'") == 1
     assert ("(sphragis sql cannot read or write files, load extensions or change settings: write a result "

@@ -105,6 +105,30 @@ def lockdown_sql() -> str:
     return "".join(f"set {k} = {v};\n" for k, v in LOCKDOWN.items())
 
 
+def lock_down(con: duckdb.DuckDBPyConnection) -> None:
+    """Apply :data:`LOCKDOWN` to ``con``'s database instance.
+
+    DuckDB shares one database instance among the connections of a process to the same file, so a
+    second :func:`connect` in one process (the docs site opens the warehouse more than once) finds
+    the configuration already locked: then every :data:`LOCKDOWN` setting is checked to hold instead.
+
+    Raises:
+        QueryError: the instance's configuration was locked by something else with other settings.
+    """
+    if _setting(con, "lock_configuration") != "true":
+        con.execute(lockdown_sql())
+        return
+    differ = {k: _setting(con, k) for k, v in LOCKDOWN.items() if _setting(con, k) != v}
+    if differ:
+        raise QueryError(f"the warehouse is already open in this process with a locked configuration "
+                         f"other than sphragis sql's ({', '.join(f'{k}={v}' for k, v in differ.items())})")
+
+
+def _setting(con: duckdb.DuckDBPyConnection, name: str) -> str:
+    """DuckDB setting ``name`` of ``con`` as the lowercase text :data:`LOCKDOWN` writes it in."""
+    return str(con.execute("select current_setting(?)", [name]).fetchone()[0]).lower()
+
+
 def connect(warehouse: Path | None = None, tables: dict[str, Path] | None = None) -> duckdb.DuckDBPyConnection:
     """Open the warehouse read-only and locked down (:data:`LOCKDOWN`).
 
@@ -121,7 +145,7 @@ def connect(warehouse: Path | None = None, tables: dict[str, Path] | None = None
     except (FileNotFoundError, RuntimeError) as exc:
         raise QueryError(str(exc)) from exc
     try:
-        con.execute(lockdown_sql())
+        lock_down(con)
         register_files(con, tables or {})
     except BaseException:
         con.close()
