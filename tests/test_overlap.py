@@ -12,7 +12,6 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from conftest import dev_warehouse_path
 from test_splits import SPLIT_MODELS, build
 
 OVERLAP_MODELS = [*SPLIT_MODELS, "mart_overlap_pairs", "mart_overlap_groups", "mart_overlap_twin_rows",
@@ -201,30 +200,17 @@ def test_grouped_profile_keeps_a_group_in_one_split(straddling):
 # --- real sources (skip without ../shared/sources; see tests/conftest.py) ------------------------
 
 
-@pytest.fixture(scope="module")
-def real_wh(request):
-    """The session ``real_warehouse`` (a full build from ../shared/sources, skipped when absent),
-    or the already built warehouse ``SPHRAGIS_TEST_WAREHOUSE`` names (development aid), read-only."""
-    given = dev_warehouse_path()
-    if given is None:
-        yield request.getfixturevalue("real_warehouse")
-        return
-    con = duckdb.connect(str(given), read_only=True)
-    yield con
-    con.close()
-
-
 def _real(con, sql, params=()):
     return con.execute(sql, list(params)).fetchall()
 
 
 @pytest.mark.integration
-def test_real_herodotus_segmentation(real_wh):
+def test_real_herodotus_segmentation(built_warehouse):
     # PROIEL ends sentences of Hdt. 1.14 at raised dots where AGDT runs on: PROIEL's last part of
     # it (πάρεξ δὲ τοῦ ἀργύρου ...) lies inside the one AGDT sentence, a segmentation pair that
     # straddled the source-held-out split (PROIEL evaluation, AGDT train) until the AGDT row was
     # dropped from training
-    rows = _real(real_wh, """
+    rows = _real(built_warehouse, """
         select p.overlap_class, p.containment, a.passage, b.passage, p.straddled_source_held_out_baseline,
                p.straddles_source_held_out, r.excluded_reason
         from mart_overlap_pairs p
@@ -237,9 +223,9 @@ def test_real_herodotus_segmentation(real_wh):
 
 
 @pytest.mark.integration
-def test_real_homeric_quotation(real_wh):
+def test_real_homeric_quotation(built_warehouse):
     # Xenophon, Memorabilia 1.2.58, quotes Iliad 2.188-189 (ὅν τινα μὲν βασιλῆα ...)
-    rows = _real(real_wh, """
+    rows = _real(built_warehouse, """
         select p.author_a, p.author_b, p.overlap_class, p.is_author_conflict
         from mart_overlap_pairs p
         join int_eligible_sentences x on x.row_id in (p.row_id_a, p.row_id_b) and x.author = 'Xenophon'
@@ -249,25 +235,25 @@ def test_real_homeric_quotation(real_wh):
 
 
 @pytest.mark.integration
-def test_real_no_held_out_evaluation_row_has_a_twin_in_train(real_wh):
-    leaks = dict(_real(real_wh, """
+def test_real_no_held_out_evaluation_row_has_a_twin_in_train(built_warehouse):
+    leaks = dict(_real(built_warehouse, """
         select config || '/' || split, rows_with_twin_after from mart_overlap_leaks
         where track = 'source_held_out' and overlap_class = 'any'"""))
     assert leaks and set(leaks.values()) == {0}
-    before = dict(_real(real_wh, """
+    before = dict(_real(built_warehouse, """
         select split, rows_with_twin_before from mart_overlap_leaks
         where config = 'source_held_out_1' and overlap_class = 'any'"""))
     assert before == {"validation": 57, "test": 45}
 
 
 @pytest.mark.integration
-def test_real_default_profile_keeps_the_seed_split(real_wh):
+def test_real_default_profile_keeps_the_seed_split(built_warehouse):
     # the main track is seed 000's split: no row moves, the reconciliation names no overlap cause,
     # and the conflict rule is reported for the main track, not applied (SPEC §7.1)
-    moved = _real(real_wh, """select count(*) from mart_split_assignments
+    moved = _real(built_warehouse, """select count(*) from mart_split_assignments
                               where track = 'main' and split is distinct from baseline_split""")
     assert moved == [(0,)]
-    assert _real(real_wh, "select count(*) from mart_seed_reconciliation where overlap_rows <> 0") == [(0,)]
-    summary = _real(real_wh, """select split_profile, main_conflict_rows_omitted, main_published_conflict_rows,
+    assert _real(built_warehouse, "select count(*) from mart_seed_reconciliation where overlap_rows <> 0") == [(0,)]
+    summary = _real(built_warehouse, """select split_profile, main_conflict_rows_omitted, main_published_conflict_rows,
                                        held_out_train_twins_dropped from mart_overlap_summary""")
     assert summary == [("seed000", 0, 165, 80)]

@@ -22,10 +22,14 @@ from pathlib import Path
 import pytest
 
 from sphragis import bench, build, cli, config, queries, runner, state
+from sphragis.benchmark import CONFIGS, SPLITS
 from sphragis.export import card, writer
 
 from test_atomic import _beside, _tree_digest, kill, settings_env, tiny_settings, wait_for_marker
 from test_treebank import tiny  # noqa: F401  (the fixture warehouse of the treebank tests)
+
+#: Parquet files of an export: one per configuration and split (sql/seeds/benchmark_configs.csv).
+N_FILES = len(CONFIGS) * len(SPLITS)
 
 QUERY = "export_units"
 
@@ -95,7 +99,7 @@ def test_editing_a_named_query_the_export_reads_redoes_it(mine, monkeypatch, tmp
     reuse = _export(mine)
     assert not reuse["up_to_date"]
     assert reuse["changed"] == [f"file:{path.resolve()}"]
-    assert reuse["files_written"] == 24  # the code changed: no file is reused, no unit's validation
+    assert reuse["files_written"] == N_FILES  # the code changed: no file is reused, no unit's validation
 
 
 def test_a_query_edited_while_the_export_runs_is_not_taken_as_read(mine, monkeypatch, tmp_path):
@@ -146,7 +150,7 @@ def test_editing_udfs_py_redoes_the_export_and_its_validation(mine, monkeypatch,
     _edited_module(monkeypatch, tmp_path, udfs)
     reuse = _export(mine)
     assert not reuse["up_to_date"] and reuse["changed"] == ["module:sphragis.udfs"]
-    assert reuse["files_written"] == 24  # the code changed: no file is reused, no unit's validation
+    assert reuse["files_written"] == N_FILES  # the code changed: no file is reused, no unit's validation
 
 
 def test_editing_a_seed_read_by_python_redoes_the_export(mine, monkeypatch, tmp_path):
@@ -172,7 +176,7 @@ def test_a_warehouse_table_the_export_reads_changed_redoes_it(mine, tmp_path):
     assert not reuse["up_to_date"]
     assert "table:int_works_registry" in reuse["changed"]
     # no code changed: files whose rows did not change are reused (the fixture publishes no row)
-    assert all(k.startswith("table:") for k in reuse["changed"]) and reuse["files_reused"] == 24
+    assert all(k.startswith("table:") for k in reuse["changed"]) and reuse["files_reused"] == N_FILES
 
 
 # --------------------------------------------------------------------------------------------

@@ -19,8 +19,6 @@ token_forms as (select * from {{ ref('int_token_forms') }}),
 
 published_tokens as (select * from {{ ref('int_published_tokens') }}),
 
-units as (select * from {{ ref('int_units') }}),
-
 eligible as (select * from {{ ref('int_eligible_sentences') }}),
 
 eligible_records as (select * from {{ ref('int_eligible_records') }}),
@@ -109,7 +107,6 @@ final as (
         m.is_punct as is_punctuation,
         w.is_artificial,
         p.i is not null as is_published_token,
-        u.dedup_key,
         e.sentence_uid is not null as is_chosen_parse,
         fm.feats_map,
         h.lemma as head_lemma,
@@ -128,7 +125,6 @@ final as (
     left join published_tokens as h on p.sentence_uid = h.sentence_uid and p.head = h.i
     left join dependents as d on p.sentence_uid = d.sentence_uid and p.i = d.head
     left join feats_maps as fm on m.feats = fm.feats
-    left join units as u on w.sentence_uid = u.sentence_uid
     left join eligible as e on w.sentence_uid = e.sentence_uid
     left join eligible_records as er on w.sentence_uid = er.sentence_uid
     left join published_in as pi on er.dedup_key = pi.dedup_key
