@@ -134,7 +134,7 @@ def dataset_variants(con: duckdb.DuckDBPyConnection, summary: dict) -> dict:
     a work_held_out configuration also has ``held_out_works``: {author: {split: [work_id, ...]}}
     for its retained authors (``mart_work_held_out_choices``)."""
     works = {r["author"]: {"train": r["train_works"], "validation": r["validation_works"], "test": r["test_works"]}
-             for r in _records(con, "select * from mart_work_held_out_choices where is_retained order by author")}
+             for r in _records(con, query("variant_held_out_works"))}
     out = {}
     for cfg, splits in summary.items():
         entry = {"splits": splits,

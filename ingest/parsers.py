@@ -30,6 +30,8 @@ from pathlib import Path
 
 from lxml import etree
 
+from sphragis.config import MAX_TREE_DEPTH  # also int_tree_checks' depth (one home)
+
 from .sources import BAD_BYTE as _BAD_BYTE
 from .sources import escape_bad_bytes
 
@@ -64,9 +66,6 @@ _NOT_C0_AND_DEL = bytes(b for b in range(256) if b not in _C0_AND_DEL)
 _C1_UTF8 = re.compile(rb"\xc2[\x80-\x9f]")
 #: Line ends of any kind: CRLF, CR alone, LF (SPEC §2: "line ends of any kind are line ends").
 _LINE_END = re.compile(r"\r\n?|\n")
-#: Deepest head chain a sentence may have (head-0 token at depth 0): the published trees are
-#: walked to this depth (``int_tree_checks``), so a deeper sentence is rejected at ingest.
-MAX_TREE_DEPTH = 1000
 CONLLU_COLUMNS = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC")
 
 

@@ -53,7 +53,7 @@ import numpy as np
 
 from . import config, state
 from .benchmark import BY_NAME, CHUNK_SIZES, CONFIGS, EVAL_SPLITS, SPLITS, config_of
-from .files import write_json
+from .files import rounded, write_json
 from .queries import query
 
 #: Classifier settings (recorded in the report).
@@ -379,16 +379,6 @@ def run_audit(out: Path, configs: tuple[str, ...] = CONFIGS, progress: bool = Fa
 # outputs
 
 
-def _round(obj: Any) -> Any:
-    if isinstance(obj, float):
-        return round(obj, 4)
-    if isinstance(obj, dict):
-        return {k: _round(v) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [_round(v) for v in obj]
-    return obj
-
-
 def _strip_timings(obj: Any) -> Any:
     """``obj`` without fit times and the reference predictions (published in their own file)."""
     if isinstance(obj, dict):
@@ -421,7 +411,7 @@ def report_document(results: dict[str, Any]) -> dict[str, Any]:
                                "gap": main[f"{fs}_{tg}"]["test"][m] - held[f"{fs}_{tg}"]["test"][m]}
                            for m in ("accuracy", "macro_f1")}
             for fs, tg in TASKS}
-    return _round({
+    return rounded({
         "spec": "SPEC §11; seed 000 'Residual leakage'",
         "what": "Test (and validation) accuracy and macro-F1 of classifiers that see annotation markup only "
                 "(never forms, lemmas or text) predicting the author and the project, the floor a real "
@@ -593,7 +583,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
                else f"fitted (changed since the last audit: {state.describe(changed)});")
     path = write_report(report_document(results), out)
     reference = write_reference(out, results)
-    card_note = _rerender_card(out)
+    card_note = rerender_card(out)
     note = write_table(results, settings.warehouse)
     seconds = time.perf_counter() - t0
     print(f"audit {how} report {path} and the reference submission {reference} written from them; {card_note}; "
@@ -622,7 +612,7 @@ def write_reference(out: Path, results: dict[str, Any]) -> Path:
     return write_jsonl(out / REFERENCE, records)
 
 
-def _rerender_card(out: Path) -> str:
+def rerender_card(out: Path) -> str:
     """Re-render the export's dataset card so its leaderboard shows the report just written
     (export/card.py reads metadata/leakage_report.json); returns a one-line note."""
     from .export import card

@@ -334,7 +334,8 @@ def ingest_fingerprint(files, cache: Path | None = None, *, trust_cache: bool = 
                        digests: dict[str, str] | None = None) -> str:
     """Content hash of the raw layer a build would ingest: sha256 over every source file's (snapshot,
     path, sha256 of its bytes) and over the ingest code (``ingest/*.py``, ``sql/ddl/raw.sql``, the
-    loader's named queries ``sql/queries/ingest_*.sql``) and the pin list. Equal fingerprints mean equal raw tables (ingest is deterministic, SPEC §9).
+    loader's named queries ``sql/queries/ingest_*.sql``), the pin list and the depth limit
+    ``config.MAX_TREE_DEPTH``. Equal fingerprints mean equal raw tables (ingest is deterministic, SPEC §9).
 
     ``cache`` and ``trust_cache``: as :func:`source_digests`, which gives the files' sha256 unless
     ``digests`` (its result) is passed.
@@ -348,6 +349,7 @@ def ingest_fingerprint(files, cache: Path | None = None, *, trust_cache: bool = 
             + sorted((config.SQL_DIR / "queries").glob("ingest_*.sql")) + [config.SOURCES_FILE])
     for p in code:
         h.update(p.name.encode() + b"\0" + p.read_bytes())
+    h.update(f"max_tree_depth\0{config.MAX_TREE_DEPTH}\n".encode())  # the parser's rejection limit
     for f in files:
         h.update(f"{f.snapshot['name']}\0{f.path}\0{digests[str(f.abspath)]}\n".encode())
     return h.hexdigest()

@@ -67,6 +67,11 @@ SOURCES_FILE = PACKAGE_DIR / "sources.json"
 #: Seed for every stable shuffle (SPEC §8, seed 000 "Splits").
 SPLIT_SEED = 776
 
+#: Deepest head chain a sentence may have (head-0 token at depth 0; SPEC §13, issue 27): the ingest
+#: rejects a deeper sentence (``ingest/parsers.py``), and ``int_tree_checks`` walks the published
+#: trees to this depth (build variable ``max_tree_depth``); both read this one value.
+MAX_TREE_DEPTH = 1000
+
 #: Build variables of the training treebank models (int_training_candidates,
 #: mart_training_treebank_exclusions, mart_training_treebank; issue 18, seed 001 "Leakage
 #: controls"): the defaults the build uses and `sphragis export-treebank` starts from.
@@ -132,6 +137,7 @@ DEFAULT_SPLIT_PROFILE = "seed000"
 #: chunk size (seed 000 "Configurations"); ``registry_profile``: the works-registry profile built.
 BUILD_VARS: dict[str, object] = {
     "split_seed": SPLIT_SEED,
+    "max_tree_depth": MAX_TREE_DEPTH,
     "min_cell_tokens": 1000,
     "min_author_rows": 50,
     "registry_profile": DEFAULT_REGISTRY_PROFILE,

@@ -47,6 +47,22 @@ def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
     return path
 
 
+#: Decimals of the fractions (accuracies, F1, CIs) in the JSON reports: ``leakage_report.json``
+#: (:mod:`sphragis.audit`) and scored submissions (:mod:`sphragis.submission`).
+JSON_DECIMALS = 4
+
+
+def rounded(obj: Any, decimals: int = JSON_DECIMALS) -> Any:
+    """``obj`` (nested dicts and lists) with every float rounded to ``decimals``; other values as they are."""
+    if isinstance(obj, float):
+        return round(obj, decimals)
+    if isinstance(obj, dict):
+        return {k: rounded(v, decimals) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [rounded(v, decimals) for v in obj]
+    return obj
+
+
 def write_json(path: str | os.PathLike, doc: Any, *, sort_keys: bool = False) -> Path:
     """Write ``doc`` as JSON (:func:`json_text`) to ``path`` atomically (:func:`write_text_atomic`).
 

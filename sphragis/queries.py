@@ -53,6 +53,13 @@ def open_warehouse(path=None) -> duckdb.DuckDBPyConnection:
         raise RuntimeError(f"cannot open the warehouse {path} read-only: {exc}") from exc
 
 
+def relations(con: duckdb.DuckDBPyConnection) -> set[str]:
+    """Names of the tables and views (not temporary, not DuckDB's internal views) of ``con``'s
+    warehouse (named query ``warehouse_relations``): the one check every program makes that the
+    tables it reads exist; a model materialized as a view (``mart_published_tokens``) counts."""
+    return {name for (name,) in con.execute(query("warehouse_relations")).fetchall()}
+
+
 def records(con, sql: str, params: list | dict | None = None) -> list[dict]:
     """Rows of ``sql`` (run on the DuckDB connection ``con`` with ``params``) as dicts keyed by
     column name, in result order."""

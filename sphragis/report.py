@@ -27,7 +27,7 @@ from . import config
 from .benchmark import CONFIGS
 from .config import TEMPLATES_DIR, reports_dir
 from .files import write_text_atomic
-from .queries import query, records
+from .queries import query, records, relations
 
 DEFAULT_DIR = reports_dir()
 TEMPLATES = TEMPLATES_DIR
@@ -51,7 +51,7 @@ def load_variation(warehouse: Path) -> dict[str, Any]:
         return {**empty, "note": "no warehouse there; run `sphragis build`"}
     con = duckdb.connect(str(warehouse), read_only=True)
     try:
-        have = {r[0] for r in con.execute("select table_name from duckdb_tables()").fetchall()}
+        have = relations(con)
         missing = sorted({"mart_variation", "mart_merge_effects"} - have)
         if missing:
             return {**empty, "note": f"the warehouse lacks {', '.join(missing)}; run `sphragis build`"}

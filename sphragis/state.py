@@ -262,8 +262,10 @@ def table_fingerprints(con: duckdb.DuckDBPyConnection, names: list[str] | set[st
     known = {n: m.get("output_fingerprint") or m.get("fingerprint") for n, m in manifest.get("models", {}).items()}
     known.update({n: s.get("fingerprint") for n, s in manifest.get("seeds", {}).items()})
     known.update({n.removeprefix("raw."): s.get("fingerprint") for n, s in manifest.get("sources", {}).items()})
-    present = {r[0] for r in con.execute("select table_name from duckdb_tables() union all "
-                                         "select view_name from duckdb_views() where not internal").fetchall()}
+    # the query of sphragis.queries.relations, written here because queries imports this module
+    present = {r[0] for r in con.execute("select table_name from duckdb_tables() where not temporary union all "
+                                         "select view_name from duckdb_views() where not internal and not temporary"
+                                         ).fetchall()}
     out = {}
     for name in sorted(names):
         if name == ALL_TABLES:

@@ -68,7 +68,7 @@ import numpy as np
 
 from . import config, leaderboard
 from .benchmark import BY_NAME, CHUNK_SIZES, CONFIGS, config_of
-from .files import write_json, write_text_atomic
+from .files import JSON_DECIMALS, rounded, write_json, write_text_atomic
 from .predictions import (
     CSV_SCORE_PREFIX,
     EVAL_SPLIT,
@@ -87,7 +87,7 @@ __all__ = [
 #: k of the top-k accuracy reported from complete scores.
 TOP_K = 3
 #: Decimals of the fractions in the JSON and Markdown outputs (as ``leakage_report.json``).
-DECIMALS = 4
+DECIMALS = JSON_DECIMALS
 
 
 # --------------------------------------------------------------------------------------------
@@ -458,17 +458,6 @@ def score_submission(path: Path, out: Path, *, bootstrap: int, seed: int, confid
     }
 
 
-def rounded(obj: Any) -> Any:
-    """``obj`` with every float rounded to :data:`DECIMALS` (the JSON file's precision)."""
-    if isinstance(obj, float):
-        return round(obj, DECIMALS)
-    if isinstance(obj, dict):
-        return {k: rounded(v) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [rounded(v) for v in obj]
-    return obj
-
-
 # --------------------------------------------------------------------------------------------
 # rendering
 
@@ -606,10 +595,10 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
     for r in doc["refused"]:
         print(f"leaderboard: refused {r['file']}: {r['reason']}", file=sys.stderr)
     sys.stdout.write(leaderboard.render_table(leaderboard.board(out)))
-    from .audit import _rerender_card  # the audit's re-rendering, with its note
+    from .audit import rerender_card  # the audit's re-rendering, with its note
 
     print(f"leaderboard: {len(doc['entries'])} submission(s) accepted, {len(doc['refused'])} refused; wrote "
-          f"{path}; {_rerender_card(out)}", file=sys.stderr)
+          f"{path}; {rerender_card(out)}", file=sys.stderr)
     return 0
 
 

@@ -458,6 +458,24 @@ def test_source_sha256_cache_is_used_only_while_the_file_is_unchanged(tmp_path, 
     assert build.ingest_fingerprint(files, cache) == build.ingest_fingerprint(files) != honest
 
 
+def test_the_depth_limit_is_one_value_read_by_ingest_and_models(tmp_path, monkeypatch):
+    # config.MAX_TREE_DEPTH is the parser's rejection limit and int_tree_checks' walk depth: a
+    # change of it changes the ingest fingerprint (re-ingest) and the rendered model (rebuild)
+    from sphragis import build, config
+    from sphragis.ingest import parsers
+    from sphragis.ingest.sources import SourceFile
+
+    assert parsers.MAX_TREE_DEPTH is config.MAX_TREE_DEPTH == config.BUILD_VARS["max_tree_depth"]
+    project = runner.load_project()
+    assert f"r.depth < {config.MAX_TREE_DEPTH}" in runner.render(project, "int_tree_checks")
+    src = tmp_path / "a.conllu"
+    src.write_text("1\tlogos\n", encoding="utf-8")
+    files = [SourceFile({"name": "fx"}, src, "a.conllu")]
+    before = build.ingest_fingerprint(files)
+    monkeypatch.setattr(config, "MAX_TREE_DEPTH", 500)
+    assert build.ingest_fingerprint(files) != before
+
+
 def test_seed_column_types_are_declared_once_in_the_schema_file(proj):
     # dbt's seed config: `config: {column_types: {...}}` types a seed's columns at load; the
     # other columns stay VARCHAR; retyping a column changes the seed's fingerprint (so what reads

@@ -32,7 +32,7 @@ reached as (
             r.depth + 1
         from reach as r
         inner join tree as c on r.sentence_uid = c.sentence_uid and r.i = c.head
-        where r.depth < 1000
+        where r.depth < {{ var('max_tree_depth') }}
     )
 
     select

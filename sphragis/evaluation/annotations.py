@@ -52,7 +52,7 @@ from dataclasses import dataclass
 import duckdb
 
 from .. import config
-from ..queries import query
+from ..queries import query, relations
 from . import folds
 
 __all__ = [
@@ -271,7 +271,7 @@ def render(con: duckdb.DuckDBPyConnection, name: str | AnnotationName) -> Annota
         RuntimeError: the warehouse lacks a model the rendering reads.
     """
     an = parse_name(name) if isinstance(name, str) else name
-    have = {r[0] for r in con.execute("select table_name from duckdb_tables()").fetchall()}
+    have = relations(con)
     needed = _REQUIRED + (("mart_ud_perseus_agdt_overlap",) if an.via_overlap else ())
     missing = [t for t in needed if t not in have]
     if missing:

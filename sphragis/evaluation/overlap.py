@@ -27,7 +27,7 @@ import duckdb
 
 from ..config import projects, read_seed
 from ..files import write_json
-from ..queries import query, records
+from ..queries import query, records, relations
 
 __all__ = ["FOLDS", "MARTS", "PROJECTS", "format_summary", "manifest", "summary", "write_manifest"]
 
@@ -59,7 +59,7 @@ RULES = {
 
 
 def _check_marts(con: duckdb.DuckDBPyConnection) -> None:
-    have = {r[0] for r in con.execute("select table_name from duckdb_tables()").fetchall()}
+    have = relations(con)
     missing = [m for m in MARTS if m not in have]
     if missing:
         raise RuntimeError(f"the warehouse has no {', '.join(missing)}; rebuild it with `sphragis build`")

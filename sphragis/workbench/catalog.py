@@ -28,6 +28,7 @@ import duckdb
 import yaml
 
 from .. import config, runner
+from ..queries import relations
 
 #: Layers in lineage order (left to right in the picture).
 LAYERS = ("raw", "seed", "staging", "intermediate", "mart", "consumer")
@@ -407,8 +408,7 @@ def _analyses(warehouse: Path | None, known: set[str]) -> list[dict[str, Any]]:
 
     out = []
     con = sqlmod.connect(warehouse) if warehouse else None
-    present = {t for (t,) in con.execute("select table_name from duckdb_tables() union all "
-                                          "select view_name from duckdb_views()").fetchall()} if con else set()
+    present = relations(con) if con else set()
     try:
         for name, path in analysis_files().items():
             text = path.read_text(encoding="utf-8")

@@ -21,7 +21,7 @@ from typing import Any
 
 import duckdb
 
-from ..queries import query, records
+from ..queries import query, records, relations
 
 def plotly_js() -> str:
     """The plotly.js bundle shipped inside the ``plotly`` Python package (minified).
@@ -49,8 +49,7 @@ def variation_data(warehouse: Path) -> dict[str, Any] | None:
         return None
     con = duckdb.connect(str(warehouse), read_only=True)
     try:
-        have = {r[0] for r in con.execute("select table_name from duckdb_tables()").fetchall()}
-        have |= {r[0] for r in con.execute("select view_name from duckdb_views() where not internal").fetchall()}
+        have = relations(con)
         if not {"mart_variation", "mart_rates"} <= have:
             return None
         variation = records(con, query("chart_variation"))
