@@ -41,7 +41,7 @@ final as (
         count(*) as n_tokens,
         list(distinct project order by project) as projects,
         min(sentence_uid) as example_sentence_uid,
-        min_by(i, sentence_uid) as example_i
+        min_by(i, (sentence_uid, i)) as example_i  -- the first token of the example: ties broken
     from unattested
     group by form
 )
