@@ -350,17 +350,17 @@ def test_not_a_database_given_to_sql_is_one_line(tmp_path, capsys):
 
 
 def test_missing_optional_extra_names_it(wh, tmp_path, monkeypatch, capsys):
-    """``sphragis docs`` without the workbench extra's grandalf: one line naming the extra."""
+    """``sphragis docs`` without the workbench extra's plotly: one line naming the extra."""
     import sys
 
-    for mod in [m for m in sys.modules if m == "grandalf" or m.startswith("grandalf.")]:
+    for mod in [m for m in sys.modules if m == "plotly" or m.startswith("plotly.")]:
         monkeypatch.delitem(sys.modules, mod)
-    monkeypatch.setitem(sys.modules, "grandalf", None)
-    monkeypatch.setitem(sys.modules, "grandalf.graphs", None)
+    monkeypatch.setitem(sys.modules, "plotly", None)
+    monkeypatch.setitem(sys.modules, "plotly.offline", None)
     code = cli.main(["docs", "--out", str(tmp_path / "site"), "--warehouse", str(wh)])
     assert code == 1
     assert capsys.readouterr().err == (
-        "sphragis docs: error: the Python package 'grandalf' is not installed; it comes with the 'workbench' "
+        "sphragis docs: error: the Python package 'plotly' is not installed; it comes with the 'workbench' "
         "extra: `.venv/bin/pip install -e '.[workbench]'` in a checkout, else "
         "`pip install 'sphragis-warehouse[workbench]'`\n")
 

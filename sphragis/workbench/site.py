@@ -2,7 +2,8 @@
 
 Pages (all relative links, no server, no network; open ``index.html`` from disk):
 
-* ``index.html``: the lineage picture of the whole DAG (:mod:`.lineage`), a search box, and every
+* ``index.html``: the lineage picture of the whole DAG (:mod:`.lineage`, laid out in the page by the
+  vendored elkjs), a search box, and every
   table grouped by layer with its description and row count;
 * ``raw/<t>.html``, ``seed/<t>.html``, ``model/<t>.html``, ``consumer/<name>.html``: description,
   columns (type, description, data tests), row count, sample rows, the SQL, upstream and
@@ -12,8 +13,8 @@ Pages (all relative links, no server, no network; open ``index.html`` from disk)
   built, the rules, the benchmark, the evaluation definitions; :mod:`.pages`);
 * ``variation.html``: interactive charts of ``mart_variation`` and ``mart_rates`` (:mod:`.charts`);
 * ``leaderboard.html``: the leaderboard of the export (:func:`sphragis.leaderboard.board`);
-* ``assets/``: the stylesheet, the search and chart scripts, and plotly.js from the ``plotly``
-  package.
+* ``assets/``: the stylesheet, the search, lineage and chart scripts, elkjs (``elk.bundled.js``, with
+  its license) from ``templates/vendor/``, and plotly.js from the ``plotly`` package.
 
 The site is written into a fresh temporary folder and renamed over ``out`` when complete.
 """
@@ -112,10 +113,12 @@ def _write(cat: Catalog, env: jinja2.Environment, root: Path, warehouse: Path, e
     assets.mkdir()
     for name in ASSETS:
         (assets / name).write_text((_templates() / name).read_text(encoding="utf-8"), encoding="utf-8")
+    for name in lineage.VENDOR:  # the layout library and its license
+        (assets / name).write_bytes((_templates() / "vendor" / name).read_bytes())
     (assets / "search-index.js").write_text(
         "window.SPHRAGIS_INDEX = " + json.dumps(search_index(cat), ensure_ascii=False) + ";\n", encoding="utf-8")
     (assets / "plotly.min.js").write_text(charts.plotly_js(), encoding="utf-8")
-    common = {"cat": cat, "layers": LAYERS, "titles": LAYER_TITLES, "legend": lineage.legend(),
+    common = {"cat": cat, "layers": LAYERS, "titles": LAYER_TITLES, "legend": lineage.legend(cat),
               "built": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
     pages = 0
 
@@ -128,11 +131,11 @@ def _write(cat: Catalog, env: jinja2.Environment, root: Path, warehouse: Path, e
         path.write_text(html, encoding="utf-8")
         pages += 1
 
-    page("index.html", "index.html.j2", lineage_svg=lineage.svg(cat), by_layer=cat.by_layer())
+    page("index.html", "index.html.j2", lineage_box=lineage.box(cat, box_id="lineage-box"), by_layer=cat.by_layer())
     for node in sorted(cat.nodes.values(), key=lambda n: n.name):
         near = {node.name, *node.upstream, *node.downstream}
         page(node.href, "node.html.j2", node=node,
-             local_svg=lineage.svg(cat, "../", names=near, focus=node.name))
+             local_box=lineage.box(cat, "../", names=near, focus=node.name))
     page("analyses.html", "analyses.html.j2", analyses=cat.analyses)
     for name, (title, html) in doc_pages.html_pages().items():
         page(f"docs/{name}", "doc.html.j2", title=title, html=html,
