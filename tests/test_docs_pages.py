@@ -14,15 +14,17 @@ from sphragis.workbench import pages
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"
 
-#: Where references are looked for: the README, the docs, and every source file of the project.
-CODE_DIRS = ("sphragis", "export", "ingest", "models", "sql")
+#: Where references are looked for: the README, the docs, and every source file of the project,
+#: the tests' docstrings and comments included (this file aside: its patterns name what they refuse).
+CODE_DIRS = ("sphragis", "export", "ingest", "models", "sql", "tests")
 CODE_SUFFIXES = {".py", ".sql", ".yml", ".j2", ".js", ".md", ".csv"}
 
 
 def _texts() -> dict[str, str]:
     files = [REPO / "README.md", REPO / "Makefile", *sorted(DOCS.glob("*.md"))]
     for d in CODE_DIRS:
-        files += [p for p in sorted((REPO / d).rglob("*")) if p.suffix in CODE_SUFFIXES and p.is_file()]
+        files += [p for p in sorted((REPO / d).rglob("*")) if p.suffix in CODE_SUFFIXES and p.is_file()
+                  and p != Path(__file__).resolve()]
     return {p.relative_to(REPO).as_posix(): p.read_text(encoding="utf-8") for p in files}
 
 
