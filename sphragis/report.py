@@ -65,10 +65,19 @@ def load_variation(warehouse: Path) -> dict[str, Any]:
 
 
 def load_leakage(path: Path) -> dict[str, Any] | None:
-    """The leakage report document, or None when ``path`` does not exist."""
+    """The leakage report document, or None when ``path`` does not exist.
+
+    Raises:
+        ValueError: the file is not JSON; the message names the file, line and column and says
+            to run ``sphragis audit`` again (it writes the file).
+    """
     if not path.is_file():
         return None
-    return json.loads(path.read_text(encoding="utf-8"))
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}:{exc.lineno}:{exc.colno}: not a leakage report ({exc.msg}); "
+                         "run `sphragis audit` to write it again") from exc
 
 
 # --------------------------------------------------------------------------------------------

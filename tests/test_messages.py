@@ -30,9 +30,12 @@ def test_a_failed_report_leaves_no_reports_folder(tmp_path):
     bad = tmp_path / "leakage.json"
     bad.write_text("{not json", encoding="utf-8")
     out_dir = tmp_path / "reports"
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError) as err:
         report.render_report(warehouse=tmp_path / "none.duckdb", leakage=bad, out_dir=out_dir)
     assert not out_dir.exists()
+    # the one line names the file, line and column, and the way out
+    assert str(err.value) == (f"{bad}:1:2: not a leakage report (Expecting property name enclosed in double "
+                              "quotes); run `sphragis audit` to write it again")
 
 
 def test_a_report_failing_while_writing_removes_only_what_it_created(tmp_path, monkeypatch):
