@@ -6,8 +6,8 @@ EPL-2.0), vendored as ``templates/vendor/elk.bundled.js`` with its license besid
 into the site's ``assets/``, so the site works opened from disk with no network. ELK ranks the
 nodes by network simplex (a seed sits just before its first reader), orders each rank by layer
 sweeps with greedy switching (:data:`ELK_OPTIONS`), routes the edges orthogonally and merges the
-edges of one port into one trunk. On the real build's graph (123 nodes, 299 edges) that draws 352
-edge crossings where the previous layout (grandalf's Sugiyama, PyPI ``grandalf``) drew 1,155: points
+edges of one port into one trunk. On the real build's graph (124 nodes, 299 edges) that draws 352
+edge crossings where the previous layout (grandalf's Sugiyama, PyPI ``grandalf``) drew 1,149: points
 where two edges' polylines cross, over every pair of edges without a shared end, counted from the
 layout's coordinates (``SphragisLineage.crossings`` in lineage.js, tested in
 ``tests/test_docs_site.py``).
