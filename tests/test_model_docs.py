@@ -137,7 +137,8 @@ def seed_value_copies(schema: dict, seeds) -> list[str]:
             for t in _tests(col):
                 if not (isinstance(t, dict) and "accepted_values" in t):
                     continue
-                listed = {str(v) for v in t["accepted_values"]["values"]}
+                args = t["accepted_values"] or {}
+                listed = {str(v) for v in (args.get("arguments") or args)["values"]}  # both dbt forms
                 for (seed, scol), vals in sorted(values.items()):
                     if seed != name and len(listed) >= 2 and listed <= vals and len(listed) >= len(vals) - 1:
                         found.append(f"{name}.{col['name']}: accepted_values copies {seed}.{scol}")
