@@ -1,8 +1,9 @@
 """Works registry and authorship rules (SPEC §6, seed 000 "Conservative authorship policy").
 
 The rules are the data tests the build runs on the seeds ``works_registry`` and
-``retained_pseudonymous_authors`` (models/_seeds.yml) and the document-key expressions of the
-staging models (models/staging/stg_*__sentences.sql); these tests run exactly that SQL.
+``retained_pseudonymous_authors`` (models/_seeds.yml) and the document-key expressions of
+``int_document_keys`` (models/intermediate/int_document_keys.sql, over the staging views); these
+tests run exactly that SQL.
 """
 
 from __future__ import annotations
@@ -211,7 +212,7 @@ RAW = [
 
 
 def test_document_key_rules(project):
-    # the staging models the build runs, over raw rows laid out as sql/ddl/raw.sql
+    # the staging views and int_document_keys the build runs, over raw rows laid out as sql/ddl/raw.sql
     con = duckdb.connect()
     con.execute((config.DDL_DIR / "raw.sql").read_text(encoding="utf-8"))
     for uid, (proj, path, sid, doc, comments) in enumerate(RAW, start=1):
@@ -220,10 +221,10 @@ def test_document_key_rules(project):
                     "values (?, 's', ?, 't', 'c', 'u', 'l', ?, 'f', 'h', 0, 1, 1, 0)", [uid, proj, path])
         con.execute("insert into raw_sentences (sentence_uid, file_id, sentence_pos, line, upstream_sentence_id, "
                     "document_id, comments, n_tokens) values (?, ?, 1, 1, ?, ?, ?, 0)", [uid, uid, sid, doc, comments])
-    keys = []
-    for proj in dict.fromkeys(r[0] for r in RAW):
-        sql = runner.render(project, f"stg_{proj}__sentences")
-        keys += con.execute(f"select project, document_key from ({sql}) order by sentence_uid").fetchall()
+    for name in sorted(n for n in project.models if n.startswith("stg_") and n.endswith("__sentences")):
+        con.execute(f"create view {name} as {runner.render(project, name)}")
+    sql = runner.render(project, "int_document_keys")
+    keys = con.execute(f"select project, document_key from ({sql}) order by sentence_uid").fetchall()
     assert keys == [
         ("agdt", "tlg0012.tlg001.perseus-grc1_1.tb.xml"),
         ("gorman", "Lysias 1 bu1.xml"),

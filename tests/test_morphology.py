@@ -295,6 +295,21 @@ def test_data_tests_catch_a_feats_string_breaking_spec_3():
     }
 
 
+def test_data_tests_take_the_published_feature_types_from_their_seed():
+    """A FEATS type outside the seed feats_published_types (SPEC §5) fails the check that reads
+    the seed; the Feature=Value shape is checked apart."""
+    con, _ = build_morphology(_rows()[:3])
+    con.execute(f"update {MODEL} set feats = 'Case=Nom|PronType=Dem' where token_pos = 1")
+    failed = {desc for _, desc, _ in runner.run_tests(con, runner.load_project(), {MODEL})}
+    assert [d for d in failed if "feats_published_types" in d] == [
+        "expression(feats is null or feats not in (select d.v from (select distinct feats as v from "
+        "int_token_morphology) as d where exists (select 1 from unnest(string_split(d.v, '|')) as parts (part) "
+        "where split_part(part, '=', 1) not in (select f.feature from feats_published_types as f))))"]
+    con.execute(f"update {MODEL} set feats = 'Case=Nom|Number' where token_pos = 1")
+    failed = {desc for _, desc, _ in runner.run_tests(con, runner.load_project(), {MODEL})}
+    assert "expression(feats is null or regexp_full_match(feats, '[A-Za-z]+=[A-Za-z0-9,]+(\\|[A-Za-z]+=[A-Za-z0-9,]+)*'))" in failed
+
+
 # seeds ----------------------------------------------------------------------------------------
 
 def _seed(name: str) -> list[dict]:

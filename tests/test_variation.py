@@ -121,6 +121,7 @@ def tiny_path(tmp_path_factory) -> Path:
     """The hand-made warehouse file with the variation models built and their data tests run."""
     path = tmp_path_factory.mktemp("variation") / "tiny.duckdb"
     con = build_tiny(path)
+    runner.load_seeds(con, runner.load_project())  # relationships tests to the inventory seeds
     failures = runner.run_tests(con, runner.load_project(), set(MODELS))
     con.close()
     assert failures == []

@@ -1,38 +1,42 @@
--- Every upstream sentence of every project, with provenance and a CTS URN where the source
--- gives the work (SPEC §2). Grain: one row per raw_sentences row.
+-- Every upstream sentence of every project, with provenance, its works-registry document key
+-- (int_document_keys) and its citation (int_sentence_citations: passage, CTS URN where the source
+-- gives the work) (SPEC §2, §6). Grain: one row per raw_sentences row.
 with
 
 unioned as (
     {{ union_staged('sentences') }}
 ),
 
+document_keys as (select * from {{ ref('int_document_keys') }}),
+
+citations as (select * from {{ ref('int_sentence_citations') }}),
+
 final as (
     select
-        sentence_uid,
-        project,
-        treebank_source,
-        snapshot,
-        commit,
-        upstream,
-        license,
-        file_id,
-        path,
-        file_name,
-        sentence_pos,
-        line,
-        upstream_sentence_id,
-        document_id,
-        document_key,
-        source_author,
-        passage,
-        document_urn,
-        case
-            when document_urn is not null and passage is not null then document_urn || ':' || passage
-            else document_urn
-        end as cts_urn,
-        source_text,
-        n_tokens
-    from unioned
+        s.sentence_uid,
+        s.project,
+        s.treebank_source,
+        s.snapshot,
+        s.commit,
+        s.upstream,
+        s.license,
+        s.file_id,
+        s.path,
+        s.file_name,
+        s.sentence_pos,
+        s.line,
+        s.upstream_sentence_id,
+        s.document_id,
+        k.document_key,
+        s.source_author,
+        c.passage,
+        c.document_urn,
+        c.cts_urn,
+        s.source_text,
+        s.n_tokens
+    from unioned as s
+    inner join document_keys as k on s.sentence_uid = k.sentence_uid
+    inner join citations as c on s.sentence_uid = c.sentence_uid
 )
 
 select * from final

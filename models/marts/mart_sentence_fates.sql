@@ -13,9 +13,7 @@ groups as (select * from {{ ref('int_dedup_groups') }}),
 
 eligible as (select * from {{ ref('int_eligible_sentences') }}),
 
-rejects as (select * from {{ source('raw', 'ingest_rejects') }}),
-
-files as (select * from {{ source('raw', 'raw_files') }}),
+rejects as (select * from {{ ref('stg_raw__ingest_rejects') }}),
 
 ingested as (
     select
@@ -46,7 +44,7 @@ ingested as (
 rejected as (
     select
         cast(null as bigint) as sentence_uid,
-        f.project,
+        r.project,
         r.path,
         r.sentence_pos,
         r.upstream_sentence_id,
@@ -56,8 +54,7 @@ rejected as (
         cast(null as varchar) as dedup_key,
         'rejected_at_ingest' as fate
     from rejects as r
-    inner join files as f on r.file_id = f.file_id
-    where r.sentence_pos is not null
+    where r.sentence_pos is not null and r.project is not null
 ),
 
 final as (

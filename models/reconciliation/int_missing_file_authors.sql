@@ -6,7 +6,7 @@
 -- (missing file, author).
 with
 
-missing as (select * from {{ source('raw', 'pin_missing_files') }}),
+missing as (select * from {{ ref('stg_raw__pin_missing_files') }}),
 
 registry as (select * from {{ ref('int_works_registry') }}),
 

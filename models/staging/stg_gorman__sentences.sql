@@ -1,6 +1,4 @@
--- Gorman's Greek Dependency Trees: one row per upstream sentence; @subdoc is the file's passage range;
--- the registry key is the file name.
+-- Gorman's Greek Dependency Trees: one row per upstream sentence, the raw columns renamed and typed
+-- (macro stg_sentences, sql/macros/staging.sql); @subdoc is the file's passage range.
 {{ config(materialized='view') }}
-{{ stg_sentences('gorman',
-    document_key='file_name',
-    document_urn="nullif(regexp_extract(document_id, 'urn:cts:[^ ]+'), '')") }}
+{{ stg_sentences('gorman') }}

@@ -1,5 +1,4 @@
--- Harrington Trees: one row per upstream sentence; the registry key is the file name.
+-- Harrington Trees: one row per upstream sentence, the raw columns renamed and typed (macro
+-- stg_sentences, sql/macros/staging.sql).
 {{ config(materialized='view') }}
-{{ stg_sentences('harrington',
-    document_key='file_name',
-    document_urn="nullif(regexp_extract(document_id, 'urn:cts:[^ ]+'), '')") }}
+{{ stg_sentences('harrington') }}

@@ -1,7 +1,6 @@
--- UD Perseus (dev + test here): the registry key is the `# newdoc id` (the AGDT file converted).
+-- UD Perseus (dev + test here): one row per upstream sentence, the raw columns renamed and typed
+-- (macro stg_sentences, sql/macros/staging.sql), and the `# text` comment; document_id is the
+-- `# newdoc id` (the AGDT file converted).
 {{ config(materialized='view') }}
 {{ stg_sentences('ud_perseus',
-    document_key='document_id',
-    passage='cast(null as varchar)',
-    document_urn="'urn:cts:greekLit:' || regexp_extract(document_id, '^(tlg\\d+\\.tlg\\d+\\.[a-z]+-grc\\d+)', 1)",
-    source_text=comment_value('text')) }}
+    extra_columns={'source_text': comment_value('text')}) }}

@@ -1,10 +1,5 @@
--- UD PROIEL (dev + test here): the registry key is the `# source` work (chapter, book and NT
--- chapter numbers removed); the passage is the first token's MISC `Ref=`.
+-- UD PROIEL (dev + test here): one row per upstream sentence, the raw columns renamed and typed
+-- (macro stg_sentences, sql/macros/staging.sql), and the `# text` and `# source` comments.
 {{ config(materialized='view') }}
 {{ stg_sentences('ud_proiel',
-    document_key="regexp_replace(regexp_replace(regexp_replace(" ~ comment_value('source')
-        ~ ", ', chapter \\d+$', ''), ', Book \\d+$', ''), ' \\d+$', '')",
-    passage="nullif(t.ref, '')",
-    document_urn='cast(null as varchar)',
-    source_text=comment_value('text'),
-    first_token_ref=true) }}
+    extra_columns={'source_text': comment_value('text'), 'source_title': comment_value('source')}) }}

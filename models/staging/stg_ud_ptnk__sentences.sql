@@ -1,8 +1,6 @@
--- UD PTNK (Septuagint): the registry key is the `# sent_id` book prefix (e.g. Septuagint-Genesis);
--- the passage is chapter:verse from the sent_id.
+-- UD PTNK (Septuagint): one row per upstream sentence, the raw columns renamed and typed (macro
+-- stg_sentences, sql/macros/staging.sql), and the `# text` comment; the `# sent_id` holds the book
+-- and chapter:verse (e.g. Septuagint-Genesis-31:1-grc).
 {{ config(materialized='view') }}
 {{ stg_sentences('ud_ptnk',
-    document_key="regexp_extract(upstream_sentence_id, '^(.*?)-\\d+:', 1)",
-    passage="nullif(regexp_extract(upstream_sentence_id, '-(\\d+:\\d+(?:-\\d+)?)-', 1), '')",
-    document_urn='cast(null as varchar)',
-    source_text=comment_value('text')) }}
+    extra_columns={'source_text': comment_value('text')}) }}

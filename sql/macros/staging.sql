@@ -25,43 +25,24 @@ inner join {{ source('raw', 'raw_files') }} as f on s.file_id = f.file_id
 where f.project = '{{ project }}'
 {%- endmacro %}
 
-{%- macro stg_sentences(project, document_key, document_urn, passage='subdoc', source_text=none,
-                        first_token_ref=false, extra_columns={}) -%}
-{#- One project's staged sentences: the raw sentence columns (raw_sentences_of) renamed to the
-    registry's document_key, passage, document_urn and source_text, each given as a SQL expression
-    over them (SPEC §6 document keys). first_token_ref: `ref` is the first token's MISC Ref= value
-    (UD PROIEL's passage). extra_columns: name → expression, appended after source_text. -#}
+{%- macro stg_sentences(project, extra_columns={}) -%}
+{#- One project's staged sentences: the raw sentence columns (raw_sentences_of), renamed and
+    typed only. extra_columns: name → expression over them (a raw attribute or comment value under
+    its own name), appended after n_tokens. The registry document key, the passage and the CTS URN
+    are derived from these columns in int_document_keys and int_sentence_citations. -#}
 with
 
 sentences as (
     {{ raw_sentences_of(project) }}
 ),
-{%- if first_token_ref %}
-
-first_tokens as (
-    select
-        sentence_uid,
-        regexp_extract(misc, '(?:^|\|)Ref=([^|]*)', 1) as ref
-    from {{ source('raw', 'raw_tokens') }}
-    where token_pos = 1
-),
-{%- endif %}
 
 renamed as (
     select
-        s.* exclude (document_id, subdoc),
-        s.document_id,
-        {{ document_key }} as document_key,
-        {{ passage }} as passage,
-        {{ document_urn }} as document_urn,
-        {{ source_text or 'cast(null as varchar)' }} as source_text
+        *
         {%- for name, expr in extra_columns.items() %},
         {{ expr }} as {{ name }}
         {%- endfor %}
-    from sentences as s
-    {%- if first_token_ref %}
-    left join first_tokens as t on s.sentence_uid = t.sentence_uid
-    {%- endif %}
+    from sentences
 )
 
 select * from renamed
