@@ -31,7 +31,7 @@ from test_treebank import tiny  # noqa: F401  (the fixture warehouse of the tree
 #: Parquet files of an export: one per configuration and split (sql/seeds/benchmark_configs.csv).
 N_FILES = len(CONFIGS) * len(SPLITS)
 
-QUERY = "export_units"
+QUERY = "variant_chunks"
 
 
 @pytest.fixture(scope="module")
@@ -326,7 +326,7 @@ def test_treebank_export_is_up_to_date_until_what_it_reads_changes(tiny, monkeyp
     again = treebank.export_treebank(out, warehouse=tiny, validate=False)
     assert again.pop("up_to_date") is True and again == json.loads(json.dumps(first))
 
-    path = copy / "training_treebank_counts.sql"  # a named query it reads
+    path = copy / "training_treebank_file.sql"  # a named query it reads
     path.write_text(path.read_text(encoding="utf-8") + "-- edited\n", encoding="utf-8")
     m = treebank.export_treebank(out, warehouse=tiny, validate=False)
     assert "up_to_date" not in m and m["changed"] == [f"file:{path.resolve()}"]

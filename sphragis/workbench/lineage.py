@@ -14,7 +14,7 @@ from .catalog import LAYERS, Catalog
 
 #: Fill colour per layer (the legend shows them in :data:`LAYERS` order).
 COLORS = {"raw": "#d9d9d9", "seed": "#fde4a5", "staging": "#cfe2f3", "intermediate": "#b6d7a8",
-          "mart": "#f4b6b6", "consumer": "#d5c8ec"}
+          "mart": "#f4b6b6", "query": "#c9e9ef", "consumer": "#d5c8ec"}
 
 CHAR_W = 6.7   # px per character of the 11.5px monospace label
 NODE_H = 22
