@@ -23,16 +23,12 @@ from __future__ import annotations
 import ast
 import re
 import threading
-from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import yaml
 
-from .config import MACROS_DIR, MODELS_DIR, SQL_DIR
-
-if TYPE_CHECKING:
-    from .runner import Project
+from .config import MODELS_DIR, SQL_DIR
 
 QUERIES_DIR = SQL_DIR / "queries"
 
@@ -46,11 +42,9 @@ class LineageError(ValueError):
     """A named query or exposure cannot be placed in the lineage (the message names the file)."""
 
 
-def render_query(text: str, project: Project | None = None, name: str = "<query>"
-                 ) -> tuple[str, set[str], set[tuple[str, str]]]:
-    """Render a named query's text with the runner's Jinja environment of ``project`` (its macros,
-    ``ref``, ``source``, ``var``; without a project, one of the macros of ``sql/macros``, made
-    once per process: what a program running a query needs).
+def render_query(text: str, renderer: Any, name: str = "<query>") -> tuple[str, set[str], set[tuple[str, str]]]:
+    """Render a named query's text with ``renderer``, the runner's Jinja environment (its macros,
+    ``ref``, ``source``, ``var``; :func:`sphragis.queries.renderer`).
 
     Returns:
         (the SQL with ``ref()``/``source()`` resolved to table names, the names it ``ref()``-s,
@@ -59,26 +53,10 @@ def render_query(text: str, project: Project | None = None, name: str = "<query>
     Raises:
         sphragis.runner.ModelError: the template does not render (names ``name`` and the line).
     """
-    renderer = _renderer(project)
     with _lock:  # the renderer records the refs of the render in progress
         renderer.rec, renderer.variables = {}, {}
         sql = renderer._call(name, lambda: renderer.env.from_string(text).render())
         return sql, set(renderer.rec.get("refs", set())), set(renderer.rec.get("sources", set()))
-
-
-@cache
-def _macros_renderer():
-    from . import runner
-
-    return runner._Renderer(sorted(MACROS_DIR.glob("*.sql")), {})
-
-
-def _renderer(project: Project | None):
-    """The runner's Jinja environment (its ``_Renderer``): the one place this module reaches into
-    the runner's rendering."""
-    from . import runner
-
-    return runner._renderer(project) if project is not None else _macros_renderer()
 
 
 def query_files(folder: Path | None = None) -> dict[str, Path]:
@@ -97,7 +75,7 @@ def _description(text: str) -> str:
     return " ".join(lines)
 
 
-def _depends(project: Project, refs: set[str], sources: set[tuple[str, str]]) -> dict[str, list[str]]:
+def _depends(project: Any, refs: set[str], sources: set[tuple[str, str]]) -> dict[str, list[str]]:
     unknown = sorted(refs - set(project.models) - set(project.seeds))
     if unknown:
         raise LineageError(f"ref() to unknown model or seed: {', '.join(unknown)}")
@@ -113,7 +91,7 @@ def _rel(path: Path) -> str:
         return str(path)
 
 
-def queries_section(project: Project, folder: Path | None = None) -> dict[str, dict[str, Any]]:
+def queries_section(project: Any, renderer: Any, folder: Path | None = None) -> dict[str, dict[str, Any]]:
     """The manifest's ``queries``: ``{name: {path, description, depends_on: {models, seeds,
     sources}, writes}}`` for every named query of ``folder`` (default ``sql/queries``); ``writes``:
     the sources it inserts into (the ingest's), which are not among its inputs.
@@ -124,7 +102,7 @@ def queries_section(project: Project, folder: Path | None = None) -> dict[str, d
     out = {}
     for name, path in query_files(folder).items():
         text = path.read_text(encoding="utf-8")
-        sql, refs, sources = render_query(text, project, str(path))
+        sql, refs, sources = render_query(text, renderer, str(path))
         try:
             depends = _depends(project, refs, sources)
         except LineageError as exc:
@@ -175,7 +153,7 @@ def exposure_specs(models_dir: Path | None = None) -> dict[str, dict[str, Any]]:
     return out
 
 
-def exposures_section(project: Project, queries: dict[str, dict], models_dir: Path | None = None
+def exposures_section(project: Any, queries: dict[str, dict], models_dir: Path | None = None
                       ) -> dict[str, dict[str, Any]]:
     """The manifest's ``exposures``: ``{name: {path, type, description, command, modules,
     queries, depends_on: {models, seeds, sources}}}``; ``depends_on`` holds the declared refs and
@@ -219,10 +197,12 @@ def exposures_section(project: Project, queries: dict[str, dict], models_dir: Pa
     return out
 
 
-def sections(project: Project) -> dict[str, dict[str, Any]]:
+def sections(project: Any, renderer: Any) -> dict[str, dict[str, Any]]:
     """``{"queries": …, "exposures": …}`` for the build manifest (:func:`queries_section`,
-    :func:`exposures_section`): the one call of the runner's manifest writer. They belong to the
-    package's project: a project whose models lie elsewhere (a test's) gets empty sections.
+    :func:`exposures_section`) of the runner's ``project`` (a ``sphragis.runner.Project``), its
+    queries rendered by ``renderer`` (the project's Jinja environment): the one call of the
+    runner's manifest writer. They belong to the package's project: a project whose models lie
+    elsewhere (a test's) gets empty sections.
 
     Raises:
         LineageError: see :func:`queries_section` and :func:`exposures_section`.
@@ -230,5 +210,5 @@ def sections(project: Project) -> dict[str, dict[str, Any]]:
     root = MODELS_DIR.resolve()
     if not any(root in Path(m.path).resolve().parents for m in project.models.values()):
         return {"queries": {}, "exposures": {}}
-    queries = queries_section(project)
+    queries = queries_section(project, renderer)
     return {"queries": queries, "exposures": exposures_section(project, queries)}

@@ -37,7 +37,24 @@ def query(name: str) -> str:
         known = ", ".join(sorted(p.stem for p in QUERIES_DIR.glob("*.sql")))
         raise LookupError(f"no named query {path}; known: {known}")
     note_read(path)  # an input of the steps that read it (sphragis.state)
-    return render_query(path.read_text(encoding="utf-8"), name=str(path))[0]
+    return render_query(path.read_text(encoding="utf-8"), renderer(), str(path))[0]
+
+
+@cache
+def _macros_renderer():
+    from . import runner
+
+    return runner._Renderer(sorted(config.MACROS_DIR.glob("*.sql")), {})
+
+
+def renderer(project=None):
+    """The runner's Jinja environment that renders named queries (:func:`sphragis.dag.render_query`):
+    the ``sphragis.runner.Project`` ``project``'s, or without one the macros of ``sql/macros`` with
+    ``ref``/``source``/``var`` (made once per process: what a program running a query needs). The
+    one place outside the runner that reaches into its rendering."""
+    from . import runner
+
+    return runner._renderer(project) if project is not None else _macros_renderer()
 
 
 def open_warehouse(path=None) -> duckdb.DuckDBPyConnection:

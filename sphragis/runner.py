@@ -1233,4 +1233,4 @@ def manifest(project: Project, results: dict, seeds_fp: dict, sources_fp: dict, 
                           **({"column_types": t} if (t := seed_column_types(project, n)) else {})}
                       for n, p in sorted(project.seeds.items())},
             "sources": sources, "tests": dict(sorted(tests.items())), "edges": sorted([list(e) for e in edges]),
-            **dag.sections(project)}
+            **dag.sections(project, _renderer(project))}

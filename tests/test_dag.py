@@ -27,7 +27,7 @@ def project() -> runner.Project:
 
 @pytest.fixture(scope="module")
 def sections(project) -> dict:
-    return dag.sections(project)
+    return dag.sections(project, queries.renderer(project))
 
 
 def test_every_named_query_is_parameterized_and_refs_every_warehouse_table(project, sections):
@@ -39,7 +39,7 @@ def test_every_named_query_is_parameterized_and_refs_every_warehouse_table(proje
         sql = queries.query(name)
         assert "{{" not in sql and "ref(" not in sql, name  # rendered
         named = state.tables_named(sql)
-        if named is None:  # DuckDB's parser cannot bind it alone (e.g. unnest of a column): the names after from/join/into
+        if named is None:  # DuckDB's parser cannot bind it alone (unnest of a column): names after from/join/into
             named = set(re.findall(r"\b(?:from|join|into)\s+([a-z_][a-z0-9_]*)\b(?!\s*\()", sql)) - {"unnest"}
         registered = named - known  # tables the program registers (Parquet files, selections, …)
         # parameterized: DuckDB parameters, Parquet files read, or tables registered by the program

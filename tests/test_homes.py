@@ -158,7 +158,8 @@ _SQL_START = re.compile(r"\s*(?:select|with|insert|create|copy|update|delete|fro
 
 def long_sql_strings(path: Path, root: Path = REPO) -> list[str]:
     """``path:line`` of every non-docstring string of ``path`` that reads as SQL (starts as a
-    statement, :data:`_SQL_START`, and matches :data:`_SQL_STRING`) and spans more than :data:`MAX_SQL_STRING_LINES` lines, in the source
+    statement, :data:`_SQL_START`, and matches :data:`_SQL_STRING`) and spans more than
+    :data:`MAX_SQL_STRING_LINES` lines, in the source
     (implicitly concatenated literals and f-strings are one string) or in its value."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     docstrings = {id(node.body[0].value) for node in ast.walk(tree)

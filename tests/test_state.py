@@ -357,3 +357,56 @@ def test_treebank_reads_are_derived(tiny, tmp_path):  # noqa: F811
         reads["tables"])
     assert {"udtools", "conllu", "duckdb"} <= set(reads["libraries"])
     assert str((queries.QUERIES_DIR / "training_treebank_file.sql").resolve()) in reads["files"]
+
+
+# --------------------------------------------------------------------------------------------
+# named queries turned models (issue 28 item 3)
+
+
+def test_a_query_turned_model_is_an_input_through_its_table_fingerprint(mine, tmp_path):
+    # the build report's counts were the named query build_report_fates; the mart is read now
+    reads = state.Store(mine.out, "export").load()["reads"]
+    assert {"mart_fate_counts", "mart_export_units", "mart_license_rows"} <= set(reads["tables"])
+    assert not any(Path(f).stem == "build_report_fates" for f in reads["files"])
+    models = tmp_path / "models"
+    shutil.copytree(config.MODELS_DIR, models)
+    path = models / "marts" / "reporting" / "mart_fate_counts.sql"
+    path.write_text(path.read_text(encoding="utf-8") + "-- an edit that changes no row\n", encoding="utf-8")
+    build.build(mine, project=runner.load_project(models_dir=models), reingest=False)
+    reuse = _export(mine)  # a mart no model reads has no early cutoff: its new fingerprint is a change
+    assert reuse["changed"] == ["table:mart_fate_counts"] and reuse["files_reused"] == N_FILES
+    path.write_text(path.read_text(encoding="utf-8").replace("select * from final", "select *, 1 as edited from final"),
+                    encoding="utf-8")
+    build.build(mine, project=runner.load_project(models_dir=models), reingest=False)
+    reuse = _export(mine)
+    assert not reuse["up_to_date"] and reuse["changed"] == ["table:mart_fate_counts"]
+    report = json.loads((mine.out / "metadata" / "build_report.json").read_text(encoding="utf-8"))
+    assert report["pipeline"]["edited"] == 1
+
+
+def _declared(name: str) -> set[str]:
+    """The warehouse tables the exposure ``name`` depends on (sphragis.dag)."""
+    from sphragis import dag
+
+    project = runner.load_project()
+    deps = dag.sections(project, queries.renderer(project))["exposures"][name]["depends_on"]
+    return {*deps["models"], *deps["seeds"], *(s.split(".", 1)[1] for s in deps["sources"])}
+
+
+def _warehouse_tables() -> set[str]:
+    project = runner.load_project()
+    return set(project.models) | set(project.seeds) | {k.split(".", 1)[1] for k in project.sources}
+
+
+def test_the_export_exposure_declares_what_the_export_reads(exported):
+    recorded = set(state.Store(exported.out, "export").load()["reads"]["tables"])
+    assert recorded & _warehouse_tables() == _declared("export")
+
+
+def test_the_treebank_exposure_declares_what_the_treebank_export_reads(tiny, tmp_path):  # noqa: F811
+    from sphragis.export import treebank
+
+    out = tmp_path / "treebank"
+    treebank.export_treebank(out, warehouse=tiny, validate=False)
+    recorded = set(state.Store(out, "treebank").load()["reads"]["tables"])
+    assert recorded & _warehouse_tables() == _declared("treebank")

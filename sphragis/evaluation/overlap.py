@@ -114,7 +114,8 @@ def manifest(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
     """
     _check_marts(con)
     sources = records(con, "select * from mart_eval_overlap_sources order by project, snapshot")
-    excluded = records(con, "select * from mart_eval_fold_exclusion_records order by fold_name, project, path, sentence_uid")
+    excluded = records(con, "select * from mart_eval_fold_exclusion_records "
+                            "order by fold_name, project, path, sentence_uid")
     sizes = dict(con.execute("from mart_eval_fold_sizes").fetchall())
     folds: dict[str, Any] = {}
     for name, fold_project, split in FOLDS:
@@ -123,8 +124,9 @@ def manifest(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
         folds[name] = {"fold_project": fold_project, "fold": split, "sentences": sizes.get(name, 0),
                        "exclude_counts": counts, "exclude": recs}
     any_fold = {p: len({r["sentence_uid"] for r in excluded if r["project"] == p}) for p in PROJECTS}
-    unresolved = records(con, "select fold, ud_sentence_uid as sentence_uid, ud_sent_id as sent_id, reason, candidate_sentence_uids "
-                                 "from mart_ud_perseus_agdt_overlap where not resolved order by fold, ud_sentence_uid")
+    unresolved = records(con, "select fold, ud_sentence_uid as sentence_uid, ud_sent_id as sent_id, reason, "
+                              "candidate_sentence_uids from mart_ud_perseus_agdt_overlap where not resolved "
+                              "order by fold, ud_sentence_uid")
     return {
         "description": "Training-exclusion manifest of the UD Perseus and UD PROIEL evaluation folds "
                        "(Sphragis warehouse, SPEC §12, seed 001 'Leakage controls')",

@@ -28,7 +28,7 @@ from typing import Any
 import duckdb
 
 from .. import config, dag, runner
-from ..queries import relations
+from ..queries import relations, renderer
 from ..runner import _tests_of
 
 #: Layers in lineage order (left to right in the picture): the model layers of
@@ -315,7 +315,7 @@ def build_catalog(warehouse: Path | None = None, project: runner.Project | None 
             seeds[name].sql = p.read_text(encoding="utf-8").splitlines()[0] if p.is_file() else ""
             seeds[name].description = seeds[name].description or f"Checked-in mapping table {_rel(p)} (all columns VARCHAR)."
     if lineage is None:  # no manifest, or one written before it held them: what it would hold
-        lineage = dag.sections(project)
+        lineage = dag.sections(project, renderer(project))
     raws = raw_tables()
     documented = {key.split(".", 1)[1]: t for key, t in project.sources.items()}  # _sources.yml, as the runner read it
     nodes: dict[str, Node] = {**raws, **seeds, **models}

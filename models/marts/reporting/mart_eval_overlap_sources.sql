@@ -16,7 +16,10 @@ final as (
         commit
     from files
     where
-        project in (select priority.project from priority where priority.syntax_scheme = 'AGDT')
+        project in (
+            select priority.project from priority
+            where priority.syntax_scheme = 'AGDT'
+        )
         or project in (select folds.fold_project from folds)
 )
 
