@@ -25,7 +25,8 @@ projects with a manifest beside them:
   the sentence, if the loader rejects a sentence or the validator reports an error at or below
   :data:`REQUIRED_LEVEL`; the messages above it are summarized by kind in the manifest.
 
-Python only parses options, runs the named queries in ``sql/queries/`` and writes files.
+Python only parses options, reads the reporting marts, runs the named queries in ``sql/queries/``
+and writes files.
 """
 
 from __future__ import annotations

@@ -379,7 +379,7 @@ NOTHING_TO_COMPARE = (["no state"], ["--full"])
 
 
 def describe(keys: list[str], limit: int = 3) -> str:
-    """A short phrase naming changed inputs (:func:`changed`), e.g. ``file export_units.sql,
+    """A short phrase naming changed inputs (:func:`changed`), e.g. ``file variant_chunks.sql,
     module sphragis.udfs and 2 more``."""
     names = [k.split(":", 1)[0] + " " + Path(k.split(":", 1)[1]).name if k.startswith("file:")
              else k.replace(":", " ", 1) for k in keys]
