@@ -145,7 +145,10 @@ def exposure_specs(models_dir: Path | None = None) -> dict[str, dict[str, Any]]:
     """
     out: dict[str, dict[str, Any]] = {}
     for p in sorted((models_dir or MODELS_DIR).rglob("*.yml")):
-        doc = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
+        text = p.read_text(encoding="utf-8")
+        if "exposures:" not in text:
+            continue
+        doc = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
         for e in doc.get("exposures", []) or []:
             if e["name"] in out:
                 raise LineageError(f"{p}: exposure {e['name']!r} is declared twice (also in {out[e['name']]['_file']})")
