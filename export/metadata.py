@@ -32,17 +32,18 @@ def build_report(con: duckdb.DuckDBPyConnection) -> dict:
     author's works with their split, candidate and published rows, the decision) and
     ``configurations``.
     """
-    fates = _records(con, query("build_report_fates"))
+    fates = _table(con, "mart_fate_counts", "scope, key")
     counts = {(r.pop("scope"), r.pop("key")): r for r in fates}
     overall = counts[("pipeline", None)]
-    overall["omitted_for_author_conflict_groups"] = _records(con, query("build_report_conflict_groups"))[0]["groups"]
-    exclusions = _records(con, query("build_report_exclusions"))
+    conflicts = _records(con, "select groups from mart_dedup_group_counts where status = 'author_conflict'")
+    overall["omitted_for_author_conflict_groups"] = conflicts[0]["groups"] if conflicts else 0
+    exclusions = _table(con, "mart_curation_exclusions", "reason")
     return {
         "pipeline": overall,
         "per_project": {key: r for (scope, key), r in counts.items() if scope == "project"},
         "per_author": {key: r for (scope, key), r in counts.items() if scope == "author"},
         "exclusions": exclusions,
-        "excluded_documents": _records(con, query("build_report_excluded_documents")),
+        "excluded_documents": _table(con, "mart_excluded_documents"),
         "ingest_rejects": _table(con, "ingest_rejects", "file_id, line"),
         "tree_repairs": _table(con, "mart_tree_repairs"),
         "tag_quality": _table(con, "mart_tag_quality"),
@@ -110,9 +111,14 @@ def card_sections(con: duckdb.DuckDBPyConnection) -> dict:
             },
         },
         "per_author_splits": [a for a in per_author if a["total"]],
-        "held_out_splits": _records(con, query("card_held_out_splits")),
-        "work_held_out_splits": _records(con, query("card_work_held_out_splits")),
-        "genres": _records(con, query("card_genres")),
+        "held_out_splits": _records(
+            con, "select author, held_out_source, train_rows as train, validation_rows as validation, "
+                 "test_rows as test from mart_held_out_choices where is_retained order by author"),
+        "work_held_out_splits": _records(
+            con, "select author, n_works, validation_titles as validation_works, test_titles as test_works, "
+                 "train_rows as train, validation_rows as validation, test_rows as test "
+                 "from mart_work_held_out_choices where is_retained order by author"),
+        "genres": _table(con, "mart_genre_totals", "genre"),
         "merge_effects": _table(con, "mart_merge_effects", "kind, published_category, part_share_pct desc, part_category"),
         "license_rows": license_rows(con),
         "split_block": config.BUILD_VARS["min_author_rows"],
@@ -134,7 +140,7 @@ def dataset_variants(con: duckdb.DuckDBPyConnection, summary: dict) -> dict:
     a work_held_out configuration also has ``held_out_works``: {author: {split: [work_id, ...]}}
     for its retained authors (``mart_work_held_out_choices``)."""
     works = {r["author"]: {"train": r["train_works"], "validation": r["validation_works"], "test": r["test_works"]}
-             for r in _records(con, query("variant_held_out_works"))}
+             for r in _records(con, "select * from mart_work_held_out_choices where is_retained order by author")}
     out = {}
     for cfg, splits in summary.items():
         entry = {"splits": splits,
@@ -150,7 +156,7 @@ def dataset_variants(con: duckdb.DuckDBPyConnection, summary: dict) -> dict:
 
 def source_revisions(con: duckdb.DuckDBPyConnection) -> dict:
     """Pinned snapshots (sphragis/sources.json) with the files actually read from each."""
-    by_snap = {r["snapshot"]: r["files"] for r in _records(con, query("source_revision_files"))}
+    by_snap = {r["snapshot"]: r["files"] for r in _table(con, "mart_source_revision_files", "snapshot")}
     return {"snapshots": [
         {**{k: s[k] for k in ("name", "treebank_source", "upstream", "commit", "commit_date", "license", "archive",
                               "sha256", "included_prefixes", "missing")},
@@ -169,7 +175,7 @@ LICENSE_NOTES = {
 def license_rows(con: duckdb.DuckDBPyConnection) -> list[dict]:
     """Per (treebank_source, license): rows of the _1 configurations with a record of it (a row_id
     published on both tracks counts once)."""
-    return _records(con, query("license_rows"))
+    return _table(con, "mart_license_rows")
 
 
 def licenses_md(con: duckdb.DuckDBPyConnection) -> str:

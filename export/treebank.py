@@ -25,7 +25,8 @@ projects with a manifest beside them:
   the sentence, if the loader rejects a sentence or the validator reports an error at or below
   :data:`REQUIRED_LEVEL`; the messages above it are summarized by kind in the manifest.
 
-Python only parses options, runs the named queries in ``sql/queries/`` and writes files.
+Python only parses options, reads the reporting marts, runs the named queries in ``sql/queries/``
+and writes files.
 """
 
 from __future__ import annotations
@@ -53,7 +54,8 @@ from sphragis.queries import query
 STEP = __name__
 #: The models that hold the selection (re-run with the options as variables when they differ
 #: from the build's defaults), in dependency order.
-MODELS = ("int_training_candidates", "mart_training_treebank_exclusions", "mart_training_treebank")
+MODELS = ("int_training_candidates", "mart_training_treebank_exclusions", "mart_training_treebank",
+          "mart_training_treebank_counts", "mart_training_treebank_perseus_sources", "mart_training_treebank_works")
 #: The UD validator level the native conversion meets: levels 1 (CoNLL-U format) and 2 (UD
 #: format: universal UPOS/DEPREL, feature syntax, one root, no cycles, text = forms) have no
 #: error on the real sources; level 3 (content: e.g. punctuation attached non-projectively or
@@ -448,10 +450,11 @@ def _validator_cache(out: Path) -> Path:
 
 def _manifest(con: duckdb.DuckDBPyConnection, vars_: dict, merged: bool, files: list[dict],
               validation: dict | None) -> dict:
-    counts = _records(con, query("training_treebank_counts"))
-    perseus = _records(con, query("training_treebank_perseus_sources"))
-    excluded = _records(con, query("training_treebank_exclusions"))
-    works = _records(con, query("training_treebank_works"))
+    counts = _records(con, "select * from mart_training_treebank_counts order by project")
+    perseus = _records(con, "select * from mart_training_treebank_perseus_sources order by fold")
+    excluded = _records(con, "select * exclude (sentence_uid, dedup_key) from mart_training_treebank_exclusions "
+                             "order by project, sent_id")
+    works = _records(con, "select * from mart_training_treebank_works order by project, work_id nulls last, work")
     by_project = {c["project"]: c for c in counts}
     return {
         "about": "Leakage-clean training treebank (sphragis export-treebank; issue 18, seed 001 'Leakage controls').",

@@ -113,8 +113,8 @@ def _open(settings: config.Settings) -> duckdb.DuckDBPyConnection:
 
 def fetch_units(con: duckdb.DuckDBPyConnection) -> pa.Table:
     """Every published unit (a row_id of ``mart_split_rows``) with its payload, as one Arrow table
-    (named query ``sql/queries/export_units.sql``: ``int_eligible_sentences`` joined with
-    ``int_units`` on ``sentence_uid``).
+    (the view ``mart_export_units``: ``int_eligible_sentences`` joined with ``int_units`` on
+    ``sentence_uid``).
 
     Returns:
         Columns ``row_id``, ``text``, ``tokens`` (list<struct<id, form, lemma, upos, feats, head,
@@ -122,7 +122,7 @@ def fetch_units(con: duckdb.DuckDBPyConnection) -> pa.Table:
         (list<struct>), ``source_records`` (list<struct>), ``licenses`` (list<string>), in DuckDB's
         Arrow types; one row per unit, sorted by row_id; chunks combined.
     """
-    return con.sql(query("export_units")).to_arrow_table().combine_chunks()
+    return con.sql("select * from mart_export_units order by row_id").to_arrow_table().combine_chunks()
 
 
 def _list(offsets: pa.Array, values: pa.Array) -> pa.ListArray:

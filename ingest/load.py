@@ -378,10 +378,10 @@ def load(con: duckdb.DuckDBPyConnection, files: list[SourceFile], parsed: Iterab
         ("upstream_sentence_id", pa.string()), ("reason", pa.string())]))
     insert("raw_files", files_tbl)
     insert("ingest_rejects", rejects_tbl)
-    rows = con.execute("""
-        select f.project, count(distinct f.file_id), sum(f.n_sentences_expected), sum(f.n_sentences_ingested),
-               sum(f.n_tokens_ingested),
-               (select count(*) from ingest_rejects r join raw_files g using (file_id) where g.project = f.project)
-        from raw_files f group by f.project order by f.project""").fetchall()
+    con.register("ingest_files_in", files_tbl)
+    con.register("ingest_rejects_in", rejects_tbl)
+    rows = con.execute(query("ingest_summary")).fetchall()
+    con.unregister("ingest_files_in")
+    con.unregister("ingest_rejects_in")
     return {p: {"files": nf, "counted": int(nc), "sentences": int(ns), "tokens": int(nt), "rejects": int(nr)}
             for p, nf, nc, ns, nt, nr in rows}

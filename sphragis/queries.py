@@ -1,11 +1,14 @@
 """Named SQL queries: the ``.sql`` files of ``sql/queries/`` loaded by name.
 
-SQL that reads the warehouse (or an in-memory DuckDB) for a Python caller but is not a model
-lives here, one query per file, linted by ``make lint`` like the models. A query is plain DuckDB
-SQL; values are passed as prepared-statement parameters (``?`` or ``$name``), never formatted
-into the text.
+SQL that a program runs with parameters lives here, one query per file, linted by ``make lint``
+like the models: values are passed as prepared-statement parameters (``?`` or ``$name``), never
+formatted into the text, or as tables the program registers (an export's Parquet files, an
+annotation's selection). A query names warehouse tables with ``{{ ref('…') }}`` and
+``{{ source('raw', '…') }}`` and is rendered by the runner's Jinja environment
+(:func:`sphragis.dag.render_query`), so its edges are in the build manifest (``queries``).
+Parameter-free SQL over warehouse tables is a model (a reporting mart) that the program reads.
 
-Example: ``con.execute(query("overlap_resolution_counts")).fetchall()``.
+Example: ``con.execute(query("variant_authors"), {"config": "sentence_1"}).fetchall()``.
 """
 
 from __future__ import annotations
@@ -16,25 +19,42 @@ from functools import cache
 import duckdb
 
 from . import config
-from .config import SQL_DIR
-from .state import note_read
-
-QUERIES_DIR = SQL_DIR / "queries"
+from .dag import QUERIES_DIR, render_query
+from .state import note_read, relations  # noqa: F401  (relations: re-exported, its home is sphragis.state)
 
 
 @cache
 def query(name: str) -> str:
-    """The text of ``sql/queries/<name>.sql``.
+    """The SQL of ``sql/queries/<name>.sql``, rendered (``ref()``/``source()`` resolved to
+    table names; :func:`sphragis.dag.render_query`).
 
     Raises:
         LookupError: no such query file (the message names the path and the known queries).
+        sphragis.runner.ModelError: the template does not render (names the file and line).
     """
     path = QUERIES_DIR / f"{name}.sql"
     if not path.is_file():
         known = ", ".join(sorted(p.stem for p in QUERIES_DIR.glob("*.sql")))
         raise LookupError(f"no named query {path}; known: {known}")
     note_read(path)  # an input of the steps that read it (sphragis.state)
-    return path.read_text(encoding="utf-8")
+    return render_query(path.read_text(encoding="utf-8"), renderer(), str(path))[0]
+
+
+@cache
+def _macros_renderer():
+    from . import runner
+
+    return runner._Renderer(sorted(config.MACROS_DIR.glob("*.sql")), {})
+
+
+def renderer(project=None):
+    """The runner's Jinja environment that renders named queries (:func:`sphragis.dag.render_query`):
+    the ``sphragis.runner.Project`` ``project``'s, or without one the macros of ``sql/macros`` with
+    ``ref``/``source``/``var`` (made once per process: what a program running a query needs). The
+    one place outside the runner that reaches into its rendering."""
+    from . import runner
+
+    return runner._renderer(project) if project is not None else _macros_renderer()
 
 
 def open_warehouse(path=None) -> duckdb.DuckDBPyConnection:
@@ -51,13 +71,6 @@ def open_warehouse(path=None) -> duckdb.DuckDBPyConnection:
         return duckdb.connect(str(path), read_only=True)
     except duckdb.Error as exc:
         raise RuntimeError(f"cannot open the warehouse {path} read-only: {exc}") from exc
-
-
-def relations(con: duckdb.DuckDBPyConnection) -> set[str]:
-    """Names of the tables and views (not temporary, not DuckDB's internal views) of ``con``'s
-    warehouse (named query ``warehouse_relations``): the one check every program makes that the
-    tables it reads exist; a model materialized as a view (``mart_published_tokens``) counts."""
-    return {name for (name,) in con.execute(query("warehouse_relations")).fetchall()}
 
 
 def records(con, sql: str, params: list | dict | None = None) -> list[dict]:

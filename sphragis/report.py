@@ -57,8 +57,10 @@ def load_variation(warehouse: Path) -> dict[str, Any]:
             return {**empty, "note": f"the warehouse lacks {', '.join(missing)}; run `sphragis build`"}
         highlight = records(con, query("report_variation_highlight"),
                             {"deprels": list(HIGHLIGHT_DEPRELS), "feature": HIGHLIGHT_FEATURE})
-        points = records(con, query("report_variation_points"))
-        merges = records(con, query("report_merge_effects"))
+        points = records(con, "select kind, scheme, category, annotator_variation_pp, authorial_variation_pp, verdict "
+                         "from mart_variation where verdict is not null order by kind, scheme, category")
+        merges = records(con, "select * from mart_merge_effects "
+                         "order by kind, published_category, part_share_pct desc, part_category")
     finally:
         con.close()
     return {"highlight": highlight, "points": points, "merges": merges, "note": None}

@@ -64,6 +64,7 @@ import duckdb
 import jinja2
 import yaml
 
+from . import dag
 from .config import BUILD_VARS, MACROS_DIR, MODELS_DIR, SEEDS_DIR, SQL_DIR, projects
 
 #: The defaults of ``var()``: :data:`sphragis.config.BUILD_VARS` (their one home).
@@ -1231,4 +1232,5 @@ def manifest(project: Project, results: dict, seeds_fp: dict, sources_fp: dict, 
             "seeds": {n: {"path": rel(p), "fingerprint": seeds_fp.get(n),
                           **({"column_types": t} if (t := seed_column_types(project, n)) else {})}
                       for n, p in sorted(project.seeds.items())},
-            "sources": sources, "tests": dict(sorted(tests.items())), "edges": sorted([list(e) for e in edges])}
+            "sources": sources, "tests": dict(sorted(tests.items())), "edges": sorted([list(e) for e in edges]),
+            **dag.sections(project, _renderer(project))}

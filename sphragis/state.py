@@ -252,6 +252,16 @@ class RecordingConnection:
         self._con.close()
 
 
+def relations(con: duckdb.DuckDBPyConnection) -> set[str]:
+    """Names of the tables and views (not temporary, not DuckDB's internal views) of ``con``'s
+    warehouse: the one check every program makes that the tables it reads exist (also
+    ``sphragis.queries.relations``); a model materialized as a view (``mart_published_tokens``)
+    counts."""
+    return {name for (name,) in con.execute(
+        "select table_name from duckdb_tables() where not temporary union all "
+        "select view_name from duckdb_views() where not internal and not temporary").fetchall()}
+
+
 def table_fingerprints(con: duckdb.DuckDBPyConnection, names: list[str] | set[str], manifest: dict) -> dict[str, str]:
     """``"table:<name>"`` → fingerprint of each table of ``names`` in the warehouse ``con``: the
     build ``manifest``'s (:func:`sphragis.runner.read_manifest` of ``con``: a model's
@@ -262,10 +272,7 @@ def table_fingerprints(con: duckdb.DuckDBPyConnection, names: list[str] | set[st
     known = {n: m.get("output_fingerprint") or m.get("fingerprint") for n, m in manifest.get("models", {}).items()}
     known.update({n: s.get("fingerprint") for n, s in manifest.get("seeds", {}).items()})
     known.update({n.removeprefix("raw."): s.get("fingerprint") for n, s in manifest.get("sources", {}).items()})
-    # the query of sphragis.queries.relations, written here because queries imports this module
-    present = {r[0] for r in con.execute("select table_name from duckdb_tables() where not temporary union all "
-                                         "select view_name from duckdb_views() where not internal and not temporary"
-                                         ).fetchall()}
+    present = relations(con)
     out = {}
     for name in sorted(names):
         if name == ALL_TABLES:
@@ -372,7 +379,7 @@ NOTHING_TO_COMPARE = (["no state"], ["--full"])
 
 
 def describe(keys: list[str], limit: int = 3) -> str:
-    """A short phrase naming changed inputs (:func:`changed`), e.g. ``file export_units.sql,
+    """A short phrase naming changed inputs (:func:`changed`), e.g. ``file variant_chunks.sql,
     module sphragis.udfs and 2 more``."""
     names = [k.split(":", 1)[0] + " " + Path(k.split(":", 1)[1]).name if k.startswith("file:")
              else k.replace(":", " ", 1) for k in keys]

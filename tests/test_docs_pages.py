@@ -98,11 +98,3 @@ def test_the_site_publishes_the_docs(page):
     assert "<table>" in body and ".md\"" not in body
     if page == "index.html":
         assert 'href="spec.html"' in body and title == "Sphragis warehouse documentation"
-
-
-def test_the_word_tokens_in_the_exporter_is_no_lineage_edge():
-    from sphragis.workbench import catalog
-
-    # the exporter's code says "tokens" everywhere (a column of the units), but never reads the mart
-    assert catalog.consumer_reads(("sphragis.export.writer",), {"tokens", "mart_benchmark_rows"}) == [
-        "mart_benchmark_rows"]

@@ -25,7 +25,8 @@ from sphragis import config, runner
 from sphragis.evaluation import overlap
 from sphragis.ingest import load, sources
 
-MARTS = ["mart_ud_perseus_agdt_overlap", "mart_eval_fold_overlap"]
+#: The marts `sphragis eval overlap` reads (the overlap manifests and their reporting marts).
+MARTS = list(overlap.MARTS)
 
 # --------------------------------------------------------------------------------------------
 # The tiny source tree. Sentences are lists of forms; "[0]" marks an AGDT artificial node.

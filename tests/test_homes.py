@@ -114,8 +114,8 @@ def test_every_named_query_is_used_and_exists():
     used |= set(re.findall(r"sql/queries/([a-z0-9_]+)\.sql", seeds))
     on_disk = {p.stem for p in QUERIES_DIR.glob("*.sql")}
     assert used == on_disk
-    # the named queries the build and the export run (ingest and the exporter's unit query) are among them
-    assert {"ingest_raw_sentences", "ingest_raw_tokens", "export_units"} <= used
+    # the named queries the build and the export run (ingest and the exporter's chunk lists) are among them
+    assert {"ingest_raw_sentences", "ingest_raw_tokens", "variant_chunks"} <= used
     with pytest.raises(LookupError, match="no named query .*nonexistent.sql"):
         query("nonexistent")
 
@@ -145,6 +145,66 @@ def test_sql_lives_in_sql_files():
     over = {mod: n for mod, n in lines.items() if n > MAX_SQL_LINES}
     assert not over, (f"modules with more than {MAX_SQL_LINES} lines of SQL in Python strings: {over}; move the "
                       "SQL to a model or a named query of sql/queries (sphragis.queries.query)")
+
+
+#: The most lines one SQL string of a Python module may span (issue 28: a longer SQL is a model or
+#: a named query); the runner, which assembles model DDL, is exempt.
+MAX_SQL_STRING_LINES = 3
+
+
+#: How a SQL statement starts (a help text that says "copy ... to" does not).
+_SQL_START = re.compile(r"\s*(?:select|with|insert|create|copy|update|delete|from)\b", re.I)
+
+
+def long_sql_strings(path: Path, root: Path = REPO) -> list[str]:
+    """``path:line`` of every non-docstring string of ``path`` that reads as SQL (starts as a
+    statement, :data:`_SQL_START`, and matches :data:`_SQL_STRING`) and spans more than
+    :data:`MAX_SQL_STRING_LINES` lines, in the source
+    (implicitly concatenated literals and f-strings are one string) or in its value."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                  and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):
+            text = "".join(v.value if isinstance(v, ast.Constant) else "{}" for v in node.values)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            text = node.value
+        else:
+            continue
+        lines = max(node.end_lineno - node.lineno + 1, text.count("\n") + 1)
+        if lines > MAX_SQL_STRING_LINES and _SQL_START.match(text) and _SQL_STRING.search(text):
+            found.append(f"{path.relative_to(root)}:{node.lineno} ({lines} lines)")
+    return found
+
+
+PROBE = '''def f(con, c):
+    """Select x from y
+    over four lines: a docstring is no SQL.
+    """
+    con.execute(f"select {c} "
+                "from t "
+                "where a "
+                "and b")
+    con.execute("select a from t "
+                "where b")  # three lines at most: allowed
+    return """
+    select 1
+    from t
+    where c"""
+'''
+
+
+def test_no_sql_string_over_three_lines_outside_the_runner(tmp_path):
+    # the scan finds one: a four-line f-string and a four-line triple-quoted string
+    probe = tmp_path / "probe.py"
+    probe.write_text(PROBE, encoding="utf-8")
+    assert sorted(long_sql_strings(probe, tmp_path)) == ["probe.py:11 (4 lines)", "probe.py:5 (4 lines)"]
+    found = [hit for mod, path in sorted(_python_files().items()) if not mod.startswith("sphragis.runner")
+             for hit in long_sql_strings(path)]
+    assert not found, ("SQL strings over three lines outside the runner: " + ", ".join(found)
+                       + "; make them a model (parameter-free) or a named query of sql/queries")
 
 
 def test_no_import_cycles():

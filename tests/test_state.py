@@ -31,7 +31,7 @@ from test_treebank import tiny  # noqa: F401  (the fixture warehouse of the tree
 #: Parquet files of an export: one per configuration and split (sql/seeds/benchmark_configs.csv).
 N_FILES = len(CONFIGS) * len(SPLITS)
 
-QUERY = "export_units"
+QUERY = "variant_chunks"
 
 
 @pytest.fixture(scope="module")
@@ -169,12 +169,13 @@ def test_editing_a_seed_read_by_python_redoes_the_export(mine, monkeypatch, tmp_
 
 def test_a_warehouse_table_the_export_reads_changed_redoes_it(mine, tmp_path):
     assert _export(mine)["up_to_date"]
-    # one row of works_registry.csv edited and rebuilt: int_works_registry's output changes
+    # one row of works_registry.csv edited and rebuilt: int_works_registry's output changes, and
+    # with it the reporting mart the export reads it through (the build report's excluded documents)
     project = runner.load_project(seeds_dir=bench.edited_seeds(tmp_path / "seeds"))
     build.build(mine, project=project, reingest=False)
     reuse = _export(mine)
     assert not reuse["up_to_date"]
-    assert "table:int_works_registry" in reuse["changed"]
+    assert "table:mart_excluded_documents" in reuse["changed"]
     # no code changed: files whose rows did not change are reused (the fixture publishes no row)
     assert all(k.startswith("table:") for k in reuse["changed"]) and reuse["files_reused"] == N_FILES
 
@@ -326,7 +327,7 @@ def test_treebank_export_is_up_to_date_until_what_it_reads_changes(tiny, monkeyp
     again = treebank.export_treebank(out, warehouse=tiny, validate=False)
     assert again.pop("up_to_date") is True and again == json.loads(json.dumps(first))
 
-    path = copy / "training_treebank_counts.sql"  # a named query it reads
+    path = copy / "training_treebank_file.sql"  # a named query it reads
     path.write_text(path.read_text(encoding="utf-8") + "-- edited\n", encoding="utf-8")
     m = treebank.export_treebank(out, warehouse=tiny, validate=False)
     assert "up_to_date" not in m and m["changed"] == [f"file:{path.resolve()}"]
@@ -357,3 +358,56 @@ def test_treebank_reads_are_derived(tiny, tmp_path):  # noqa: F811
         reads["tables"])
     assert {"udtools", "conllu", "duckdb"} <= set(reads["libraries"])
     assert str((queries.QUERIES_DIR / "training_treebank_file.sql").resolve()) in reads["files"]
+
+
+# --------------------------------------------------------------------------------------------
+# named queries turned models (issue 28 item 3)
+
+
+def test_a_query_turned_model_is_an_input_through_its_table_fingerprint(mine, tmp_path):
+    # the build report's counts were the named query build_report_fates; the mart is read now
+    reads = state.Store(mine.out, "export").load()["reads"]
+    assert {"mart_fate_counts", "mart_export_units", "mart_license_rows"} <= set(reads["tables"])
+    assert not any(Path(f).stem == "build_report_fates" for f in reads["files"])
+    models = tmp_path / "models"
+    shutil.copytree(config.MODELS_DIR, models)
+    path = models / "marts" / "reporting" / "mart_fate_counts.sql"
+    path.write_text(path.read_text(encoding="utf-8") + "-- an edit that changes no row\n", encoding="utf-8")
+    build.build(mine, project=runner.load_project(models_dir=models), reingest=False)
+    reuse = _export(mine)  # a mart no model reads has no early cutoff: its new fingerprint is a change
+    assert reuse["changed"] == ["table:mart_fate_counts"] and reuse["files_reused"] == N_FILES
+    path.write_text(path.read_text(encoding="utf-8").replace("select * from final", "select *, 1 as edited from final"),
+                    encoding="utf-8")
+    build.build(mine, project=runner.load_project(models_dir=models), reingest=False)
+    reuse = _export(mine)
+    assert not reuse["up_to_date"] and reuse["changed"] == ["table:mart_fate_counts"]
+    report = json.loads((mine.out / "metadata" / "build_report.json").read_text(encoding="utf-8"))
+    assert report["pipeline"]["edited"] == 1
+
+
+def _declared(name: str) -> set[str]:
+    """The warehouse tables the exposure ``name`` depends on (sphragis.dag)."""
+    from sphragis import dag
+
+    project = runner.load_project()
+    deps = dag.sections(project, queries.renderer(project))["exposures"][name]["depends_on"]
+    return {*deps["models"], *deps["seeds"], *(s.split(".", 1)[1] for s in deps["sources"])}
+
+
+def _warehouse_tables() -> set[str]:
+    project = runner.load_project()
+    return set(project.models) | set(project.seeds) | {k.split(".", 1)[1] for k in project.sources}
+
+
+def test_the_export_exposure_declares_what_the_export_reads(exported):
+    recorded = set(state.Store(exported.out, "export").load()["reads"]["tables"])
+    assert recorded & _warehouse_tables() == _declared("export")
+
+
+def test_the_treebank_exposure_declares_what_the_treebank_export_reads(tiny, tmp_path):  # noqa: F811
+    from sphragis.export import treebank
+
+    out = tmp_path / "treebank"
+    treebank.export_treebank(out, warehouse=tiny, validate=False)
+    recorded = set(state.Store(out, "treebank").load()["reads"]["tables"])
+    assert recorded & _warehouse_tables() == _declared("treebank")

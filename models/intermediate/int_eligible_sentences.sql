@@ -5,7 +5,7 @@
 -- omitted (see int_dedup_groups). Grain: one row per eligible dedup_key.
 --
 -- The chosen parse's payload (text, tokens, native_syntax) is not copied here: it stays in
--- int_units, joined on sentence_uid by what needs it (the exporter's sql/queries/export_units.sql).
+-- int_units, joined on sentence_uid by what needs it (the exporter's view mart_export_units).
 -- Writing those token lists a second time cost more than any reader saves (issue 14).
 with
 

@@ -5,7 +5,7 @@
 --
 -- A row is a list of units (1 for _1, k for _k) in constituent order. The exporter
 -- (export/writer.py) assembles the nested payload columns from int_eligible_sentences and its
--- chosen parses in int_units (sql/queries/export_units.sql) with Arrow:
+-- chosen parses in int_units (the view mart_export_units) with Arrow:
 -- per unit text, conllu (one sentence: the token list), cts_urn, passage, treebank_source,
 -- dedup_key (of that unit's chosen parse) and native_syntax (its audit records, sentence = 1);
 -- source_records holds every contributing record of every unit with `unit`, the 0-based index of

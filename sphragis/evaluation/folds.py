@@ -26,6 +26,7 @@ from pathlib import Path
 import duckdb
 
 from .. import config
+from ..queries import query
 
 __all__ = [
     "BUCKET_COLUMNS",
@@ -182,10 +183,9 @@ def bucket_map(con: duckdb.DuckDBPyConnection, by: str, *, fold: str | None = No
         raise ValueError(f"unknown bucket {by!r}; choose one of {', '.join(BUCKET_COLUMNS)}")
     if (fold is None) == (sent_ids is None):
         raise ValueError("bucket_map needs exactly one of fold= or sent_ids=")
-    column = BUCKET_COLUMNS[by]
     if fold is not None:
         f = _fold(fold)
-        where, params = "s.project = ? and s.path = ?", [f.project, f.file]
+        params = {"project": f.project, "path": f.file, "sent_ids": None}
     else:
         ids = sorted(set(sent_ids))
         ud_projects = sorted({f.project for f in known_folds().values()})
@@ -199,13 +199,8 @@ def bucket_map(con: duckdb.DuckDBPyConnection, by: str, *, fold: str | None = No
         if len(ranked) > 1 and ranked[0][1] == ranked[1][1]:
             raise ValueError(f"the gold file's sent_ids occur equally often in {ranked[0][0]} and "
                              f"{ranked[1][0]}; use a named fold for --by")
-        where, params = "s.project = ? and s.upstream_sentence_id in (select unnest(?))", [ranked[0][0], ids]
-    rows = con.execute(
-        f"select s.upstream_sentence_id, min(r.{column}), count(distinct r.{column}) "
-        "from int_sentences as s inner join works_registry as r "
-        "on r.project = s.project and r.document_key = s.document_key "
-        f"where {where} and s.upstream_sentence_id is not null and r.{column} is not null "
-        "group by s.upstream_sentence_id order by s.upstream_sentence_id", params).fetchall()
+        params = {"project": ranked[0][0], "path": None, "sent_ids": ids}
+    rows = con.execute(query("fold_bucket_labels"), {**params, "by": BUCKET_COLUMNS[by]}).fetchall()
     clashes = [r[0] for r in rows if r[2] > 1]
     if clashes:
         raise ValueError(f"sent_id {clashes[0]!r} maps to more than one {by} "

@@ -27,7 +27,7 @@ import duckdb
 
 from ..config import projects, read_seed
 from ..files import write_json
-from ..queries import query, records, relations
+from ..queries import records, relations
 
 __all__ = ["FOLDS", "MARTS", "PROJECTS", "format_summary", "manifest", "summary", "write_manifest"]
 
@@ -40,7 +40,9 @@ FOLDS: tuple[tuple[str, str, str], ...] = tuple(
 #: AGDT-style native syntax (seed ``source_priority.csv``, ``syntax_scheme`` AGDT).
 PROJECTS: tuple[str, ...] = tuple(p["project"] for p in projects() if p["syntax_scheme"] == "AGDT")
 #: Warehouse tables this module reads.
-MARTS: tuple[str, ...] = ("mart_ud_perseus_agdt_overlap", "mart_eval_fold_overlap")
+MARTS: tuple[str, ...] = ("mart_ud_perseus_agdt_overlap", "mart_eval_fold_overlap", "mart_ud_perseus_resolution_counts",
+                          "mart_ud_perseus_resolved_files", "mart_eval_fold_overlap_cells", "mart_eval_overlap_sources",
+                          "mart_eval_fold_exclusion_records", "mart_eval_fold_sizes")
 
 RULES = {
     "form_sequence": "NFC-normalized FORM of every word token in order (CoNLL-U multiword ranges and "
@@ -83,11 +85,11 @@ def summary(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
     """
     _check_marts(con)
     res: dict[str, Any] = {}
-    for r in records(con, query("overlap_resolution_counts")):
+    for r in records(con, "select * from mart_ud_perseus_resolution_counts order by fold = 'total', fold"):
         res[r.pop("fold")] = r
-    res["agdt_files"] = dict(con.execute(query("overlap_resolved_files")).fetchall())
+    res["agdt_files"] = dict(con.execute("select * from mart_ud_perseus_resolved_files order by agdt_path").fetchall())
 
-    cells = {(r["project"], r["fold_name"]): r for r in records(con, query("overlap_training_cells"))}
+    cells = {(r["project"], r["fold_name"]): r for r in records(con, "from mart_eval_fold_overlap_cells")}
     overlap = {}
     for p in PROJECTS:
         overlap[p] = {}
@@ -111,9 +113,10 @@ def manifest(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
         RuntimeError: the marts are not in the warehouse.
     """
     _check_marts(con)
-    sources = records(con, query("overlap_sources"))
-    excluded = records(con, query("overlap_records"))
-    sizes = dict(con.execute(query("overlap_fold_sizes")).fetchall())
+    sources = records(con, "select * from mart_eval_overlap_sources order by project, snapshot")
+    excluded = records(con, "select * from mart_eval_fold_exclusion_records "
+                            "order by fold_name, project, path, sentence_uid")
+    sizes = dict(con.execute("from mart_eval_fold_sizes").fetchall())
     folds: dict[str, Any] = {}
     for name, fold_project, split in FOLDS:
         recs = [{k: v for k, v in r.items() if k != "fold_name"} for r in excluded if r["fold_name"] == name]
@@ -121,7 +124,9 @@ def manifest(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
         folds[name] = {"fold_project": fold_project, "fold": split, "sentences": sizes.get(name, 0),
                        "exclude_counts": counts, "exclude": recs}
     any_fold = {p: len({r["sentence_uid"] for r in excluded if r["project"] == p}) for p in PROJECTS}
-    unresolved = records(con, query("overlap_unresolved"))
+    unresolved = records(con, "select fold, ud_sentence_uid as sentence_uid, ud_sent_id as sent_id, reason, "
+                              "candidate_sentence_uids from mart_ud_perseus_agdt_overlap where not resolved "
+                              "order by fold, ud_sentence_uid")
     return {
         "description": "Training-exclusion manifest of the UD Perseus and UD PROIEL evaluation folds "
                        "(Sphragis warehouse, SPEC §12, seed 001 'Leakage controls')",

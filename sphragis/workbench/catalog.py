@@ -1,13 +1,15 @@
-"""What the data dictionary documents: every raw table, seed and model, with its columns, tests,
-SQL and edges, plus the downstream consumers (the exporter, the report) and the analyses.
+"""What the data dictionary documents: every raw table, seed, model and named query, with its
+columns, tests, SQL and edges, plus the programs that read the warehouse (the exposures) and the
+analyses.
 
 Sources, in order of preference:
 
 * the build's ``manifest.json`` when one exists (keys ``models`` {name: {path, layer,
   materialized, description, columns, depends_on, fingerprint}}, ``seeds``, ``sources``,
-  ``tests``, ``edges``) — descriptions, columns and edges are taken from it;
+  ``queries`` and ``exposures`` (:mod:`sphragis.dag`), ``edges``): descriptions, columns and every
+  edge are taken from it; nothing is found by reading Python source;
 * otherwise :func:`sphragis.runner.load_project` (model files, their ``ref()``/``source()`` calls
-  and the schema ``.yml`` files);
+  and the schema ``.yml`` files) and :func:`sphragis.dag.sections` (what the manifest would hold);
 * the raw layer's DDL (``sql/ddl/raw.sql``; a column's description is its trailing ``--``
   comment) and any ``_sources.yml`` beside the models;
 * the warehouse (opened read-only): column types, row counts and sample rows.
@@ -17,7 +19,6 @@ Every structure here is plain data (dicts/lists) so :mod:`.site` only renders.
 
 from __future__ import annotations
 
-import inspect
 import json
 import re
 from dataclasses import dataclass, field
@@ -25,22 +26,15 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-import yaml
 
-from .. import config, runner
-from ..queries import relations
+from .. import config, dag, runner
+from ..queries import relations, renderer
+from ..runner import _tests_of
 
-#: Layers in lineage order (left to right in the picture).
-LAYERS = ("raw", "seed", "staging", "intermediate", "mart", "consumer")
-
-#: Downstream consumers outside the SQL project: name → (description, modules whose source names
-#: the tables they read). The tables are found in the modules' source, so the picture follows
-#: the code.
-CONSUMERS = {
-    "export": ("`sphragis export`: the benchmark configurations, dataset card and metadata (SPEC §9).",
-               ("sphragis.export.writer", "sphragis.export.metadata")),
-    "report": ("`sphragis report`: the variation and leakage report (SPEC §11).", ("sphragis.report",)),
-}
+#: Layers in lineage order (left to right in the picture): the model layers of
+#: :func:`sphragis.runner.layer` (``marts`` shown as ``mart``), the named queries, and the
+#: consumers (the manifest's exposures).
+LAYERS = ("raw", "seed", "staging", "intermediate", "mart", "query", "consumer")
 
 SAMPLE_ROWS = 5
 _CELL_CHARS = 160
@@ -51,13 +45,13 @@ class Node:
     """One documented object.
 
     Attributes:
-        name: table (or consumer) name; the page is ``<kind>/<name>.html``.
-        kind: ``raw``, ``seed``, ``model`` or ``consumer``.
+        name: table, named query or consumer name; the page is ``<kind>/<name>.html``.
+        kind: ``raw``, ``seed``, ``model``, ``query`` or ``consumer``.
         layer: one of :data:`LAYERS`.
         description: prose from the yml / DDL (may be empty).
         columns: [{name, type, description, tests: [str]}] in table order.
         tests: model-level data tests as display strings.
-        sql: the model's SQL template, the raw table's DDL, or the seed's CSV header.
+        sql: the model's or query's SQL template, the raw table's DDL, or the seed's CSV header.
         path: source file relative to the repository (or package) root.
         materialized: table / view (models).
         upstream, downstream: names of adjacent nodes (sorted).
@@ -108,17 +102,11 @@ class Catalog:
         return sorted((u, n.name) for n in self.nodes.values() for u in n.upstream)
 
 
-def layer_of(name: str, path: str = "") -> str:
-    """The model layer from the dbt naming convention (``stg_``/``int_``/``mart_``), else the
-    folder (``staging``/``intermediate``/``marts``)."""
-    for prefix, layer in (("stg_", "staging"), ("int_", "intermediate"), ("mart_", "mart")):
-        if name.startswith(prefix):
-            return layer
-    parts = Path(path).parts
-    for folder, layer in (("staging", "staging"), ("intermediate", "intermediate"), ("marts", "mart")):
-        if folder in parts:
-            return layer
-    return "mart"
+def layer_of(name: str, layer: str | None = None) -> str:
+    """The lineage layer of model ``name``: ``layer`` (the manifest's) or
+    :func:`sphragis.runner.layer`, ``marts`` shown as ``mart``."""
+    layer = layer or runner.layer(name)
+    return "mart" if layer == "marts" else layer
 
 
 def _rel(path: str | Path) -> str:
@@ -157,10 +145,6 @@ def test_label(t: Any) -> str:
     return json.dumps(t, sort_keys=True, default=str)
 
 
-def _tests_of(spec: dict) -> list:
-    return list(spec.get("data_tests") or spec.get("tests") or [])
-
-
 # --------------------------------------------------------------------------------------------
 # raw layer
 
@@ -196,37 +180,8 @@ def raw_tables(ddl: Path | None = None) -> dict[str, Node]:
     return out
 
 
-def _sources_yml(models_dir: Path) -> dict[str, dict]:
-    """Tables documented in ``_sources.yml``-style files (dbt ``sources:`` blocks), by name."""
-    out: dict[str, dict] = {}
-    for p in sorted(models_dir.rglob("*.yml")):
-        doc = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
-        for src in doc.get("sources", []) or []:
-            for t in src.get("tables", []) or []:
-                out[t["name"]] = {**t, "_file": str(p)}
-    return out
-
-
 # --------------------------------------------------------------------------------------------
-# consumers and analyses
-
-
-def consumer_reads(modules: tuple[str, ...], known: set[str]) -> list[str]:
-    """Known table names that occur as words in the source of ``modules`` (importable names);
-    a module that cannot be imported contributes nothing. A name without an underscore is an
-    ordinary word too (the mart ``tokens``): it counts only after ``from`` or ``join``."""
-    import importlib
-
-    found: set[str] = set()
-    for mod in modules:
-        try:
-            src = inspect.getsource(importlib.import_module(mod))
-        except (ImportError, OSError, TypeError):
-            continue
-        words = set(re.findall(r"\b[a-z][a-z0-9_]*\b", src)) & known
-        sql = set(re.findall(r"\b(?:from|join)\s+([a-z][a-z0-9_]*)\b", src, re.I))
-        found |= {w for w in words if "_" in w or w in sql}
-    return sorted(found)
+# analyses
 
 
 def analysis_files() -> dict[str, Path]:
@@ -238,6 +193,32 @@ def analysis_files() -> dict[str, Path]:
 
 # --------------------------------------------------------------------------------------------
 # assembling
+
+
+def _dag_nodes(lineage: dict[str, dict], tables: dict[str, Node]) -> dict[str, Node]:
+    """Nodes of the named queries (kind ``query``) and of the exposures (kind ``consumer``) of a
+    manifest's ``queries`` and ``exposures`` sections (:mod:`sphragis.dag`), their upstream the
+    tables of ``depends_on`` (sources as ``raw.<table>`` → ``<table>``) and, for an exposure, the
+    named queries it runs."""
+    def reads(d: dict) -> list[str]:
+        return sorted({_source_name(x) for k in ("models", "seeds", "sources") for x in d.get(k, [])})
+
+    out: dict[str, Node] = {}
+    for name, q in sorted(lineage.get("queries", {}).items()):
+        path = config.REPO_ROOT / q["path"] if not Path(q["path"]).is_absolute() else Path(q["path"])
+        writes = ", ".join(_source_name(w) for w in q.get("writes", []))
+        out[name] = Node(name, "query", "query",
+                         description=q.get("description", "") + (f" Writes {writes}." if writes else ""),
+                         sql=path.read_text(encoding="utf-8") if path.is_file() else "", path=q["path"],
+                         upstream=reads(q.get("depends_on", {})))
+    for name, e in sorted(lineage.get("exposures", {}).items()):
+        if name in tables or name in out:
+            raise ValueError(f"exposure {name!r} has the name of a table or named query; rename it in {e['path']}")
+        command = f"`{e['command']}`: " if e.get("command") else ""
+        out[name] = Node(name, "consumer", "consumer", description=command + e.get("description", ""),
+                         path=", ".join(e.get("modules", [])) or e.get("path", ""),
+                         upstream=sorted({*reads(e.get("depends_on", {})), *e.get("queries", [])}))
+    return out
 
 
 def find_manifest(warehouse: Path) -> Path | None:
@@ -263,7 +244,7 @@ def _from_manifest(doc: dict) -> tuple[dict[str, Node], dict[str, Node]]:
         deps = m.get("depends_on") or []
         if isinstance(deps, dict):
             deps = [*deps.get("models", []), *deps.get("seeds", []), *deps.get("sources", []), *deps.get("nodes", [])]
-        models[name] = Node(name, "model", layer_of(name, m.get("path", "")),
+        models[name] = Node(name, "model", layer_of(name, m.get("layer")),
                             description=m.get("description") or "", columns=cols,
                             tests=[test_label(t) for t in (m.get("data_tests") or m.get("tests") or [])],
                             path=_rel(m.get("path", "")), materialized=m.get("materialized") or "table",
@@ -284,7 +265,7 @@ def _from_project(project: runner.Project) -> tuple[dict[str, Node], dict[str, N
         spec = project.schema.get(name, {})
         cols = [{"name": c["name"], "type": "", "description": (c.get("description") or "").strip(),
                  "tests": [test_label(t) for t in _tests_of(c)]} for c in spec.get("columns", []) or []]
-        models[name] = Node(name, "model", layer_of(name, str(m.path)),
+        models[name] = Node(name, "model", layer_of(name),
                             description=(spec.get("description") or "").strip(), columns=cols,
                             tests=[test_label(t) for t in _tests_of(spec)], sql=m.template, path=_rel(m.path),
                             materialized=m.materialized,
@@ -312,8 +293,12 @@ def build_catalog(warehouse: Path | None = None, project: runner.Project | None 
     manifest = manifest or find_manifest(warehouse)
     models, seeds = _from_project(project)
     origin = "runner.load_project"
+    lineage = None
     if manifest is not None:
-        m_models, m_seeds = _from_manifest(json.loads(manifest.read_text(encoding="utf-8")))
+        doc = json.loads(manifest.read_text(encoding="utf-8"))
+        if "queries" in doc and "exposures" in doc:
+            lineage = {"queries": doc["queries"], "exposures": doc["exposures"]}
+        m_models, m_seeds = _from_manifest(doc)
         for name, node in m_models.items():
             base = models.get(name)
             if base is not None:  # SQL text and columns known to both: the manifest wins where it says more
@@ -329,8 +314,10 @@ def build_catalog(warehouse: Path | None = None, project: runner.Project | None 
         if name in seeds and not seeds[name].sql:
             seeds[name].sql = p.read_text(encoding="utf-8").splitlines()[0] if p.is_file() else ""
             seeds[name].description = seeds[name].description or f"Checked-in mapping table {_rel(p)} (all columns VARCHAR)."
+    if lineage is None:  # no manifest, or one written before it held them: what it would hold
+        lineage = dag.sections(project, renderer(project))
     raws = raw_tables()
-    documented = _sources_yml(config.MODELS_DIR) if config.MODELS_DIR.is_dir() else {}
+    documented = {key.split(".", 1)[1]: t for key, t in project.sources.items()}  # _sources.yml, as the runner read it
     nodes: dict[str, Node] = {**raws, **seeds, **models}
     for n in list(models.values()):
         for u in n.upstream:
@@ -347,11 +334,7 @@ def build_catalog(warehouse: Path | None = None, project: runner.Project | None 
             c["description"] = (d.get("description") or c["description"]).strip()
             c["tests"] = [test_label(x) for x in _tests_of(d)]
     known = set(nodes)
-    for cname, (desc, mods) in CONSUMERS.items():
-        reads = consumer_reads(mods, known)
-        if reads:
-            nodes[cname] = Node(cname, "consumer", "consumer", description=desc, upstream=reads,
-                                path=", ".join(mods))
+    nodes.update(_dag_nodes(lineage, nodes))
     for n in nodes.values():
         n.upstream = sorted(u for u in n.upstream if u in nodes and u != n.name)
     for n in nodes.values():

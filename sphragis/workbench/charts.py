@@ -21,7 +21,7 @@ from typing import Any
 
 import duckdb
 
-from ..queries import query, records, relations
+from ..queries import records, relations
 
 def plotly_js() -> str:
     """The plotly.js bundle shipped inside the ``plotly`` Python package (minified).
@@ -50,8 +50,10 @@ def variation_data(warehouse: Path) -> dict[str, Any] | None:
         have = relations(con)
         if not {"mart_variation", "mart_rates"} <= have:
             return None
-        variation = records(con, query("chart_variation"))
-        rates = records(con, query("chart_rates"))
+        variation = records(con, "select * exclude (n_category_tokens) from mart_variation "
+                                 "order by kind, scheme, category")
+        rates = records(con, "select * exclude (feature, value) from mart_rates "
+                             "order by kind, scheme, category, author, project")
     finally:
         con.close()
     for v in variation:

@@ -42,7 +42,8 @@ DEFAULT_DIR = Path("site")
 ASSETS = ("style.css", "search.js", "lineage.js", "variation.js")
 
 LAYER_TITLES = {"raw": "Raw tables", "seed": "Seeds", "staging": "Staging models",
-                "intermediate": "Intermediate models", "mart": "Marts", "consumer": "Consumers"}
+                "intermediate": "Intermediate models", "mart": "Marts", "query": "Named queries",
+                "consumer": "Consumers"}
 
 
 def _templates() -> resources.abc.Traversable:

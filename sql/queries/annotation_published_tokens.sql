@@ -10,5 +10,5 @@ select
     t.tok.feats,
     t.tok.head,
     t.tok.deprel
-from int_units as u, unnest(u.tokens) as t (tok)
+from {{ ref('int_units') }} as u, unnest(u.tokens) as t (tok)
 where u.sentence_uid in (select w.sentence_uid from annotation_wanted as w)

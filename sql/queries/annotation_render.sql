@@ -71,7 +71,7 @@ final as (
         || c.body as block,
         len(c.forms) as n_words
     from compared as c
-    left join int_sentences as si on c.sentence_uid = si.sentence_uid
+    left join {{ ref('int_sentences') }} as si on c.sentence_uid = si.sentence_uid
 )
 
 select

@@ -8,5 +8,5 @@ select
     null::bigint as counterpart_uid,
     null::varchar as reason,
     row_number() over (order by s.sentence_pos) as ord
-from int_sentences as s
+from {{ ref('int_sentences') }} as s
 where s.project = $project and s.path = $path

@@ -8,6 +8,6 @@ select
     o.ud_sentence_uid as counterpart_uid,
     o.reason,
     row_number() over (order by u.sentence_pos) as ord
-from mart_ud_perseus_agdt_overlap as o
-inner join int_sentences as u on o.ud_sentence_uid = u.sentence_uid
+from {{ ref('mart_ud_perseus_agdt_overlap') }} as o
+inner join {{ ref('int_sentences') }} as u on o.ud_sentence_uid = u.sentence_uid
 where o.fold = $split

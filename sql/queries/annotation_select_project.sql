@@ -11,5 +11,5 @@ select
     null::bigint as counterpart_uid,
     null::varchar as reason,
     row_number() over (order by s.path, s.sentence_pos) as ord
-from int_sentences as s
+from {{ ref('int_sentences') }} as s
 where s.project = $project

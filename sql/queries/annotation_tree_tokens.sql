@@ -15,6 +15,6 @@ select
     t.head,
     t.deprel_ud as deprel
 from annotation_tree as t
-inner join int_tokens as k on t.sentence_uid = k.sentence_uid and t.token_pos = k.token_pos
-inner join int_token_morphology as m on t.sentence_uid = m.sentence_uid and t.token_pos = m.token_pos
+inner join {{ ref('int_tokens') }} as k on t.sentence_uid = k.sentence_uid and t.token_pos = k.token_pos
+inner join {{ ref('int_token_morphology') }} as m on t.sentence_uid = m.sentence_uid and t.token_pos = m.token_pos
 where t.sentence_uid in (select w.sentence_uid from annotation_wanted as w)

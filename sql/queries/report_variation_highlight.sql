@@ -1,7 +1,7 @@
 -- The mart_variation rows the report highlights (seed 000 "What annotator variation remains"):
 -- the DEPREL categories $deprels (in that order) and every category of the feature $feature.
 select *
-from mart_variation
+from {{ ref('mart_variation') }}
 where (kind = 'deprel' and list_contains($deprels, category)) or feature = $feature
 order by
     kind asc,

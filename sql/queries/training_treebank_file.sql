@@ -7,5 +7,5 @@ select
     null::bigint as counterpart_uid,
     null::varchar as reason,
     ord
-from mart_training_treebank
+from {{ ref('mart_training_treebank') }}
 where list_contains($projects, project) and split = $split

@@ -6,6 +6,6 @@ select
     author,
     constituent_ids,
     chunk_is_mixed_work
-from mart_benchmark_rows
+from {{ ref('mart_benchmark_rows') }}
 where config = $config
 order by split, row_order

@@ -1,6 +1,6 @@
 -- Every unit of every row of the eight configurations (constituent_ids of a chunk row, the row id
 -- of a _1 row) is a published atomic row of mart_split_rows, so the exporter finds its payload in
--- int_eligible_sentences and int_units (sql/queries/export_units.sql, export/writer.py
+-- int_eligible_sentences and int_units (the view mart_export_units, export/writer.py
 -- assemble_rows). Returns the offending rows.
 with
 

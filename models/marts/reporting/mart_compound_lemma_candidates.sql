@@ -5,32 +5,37 @@
 -- from the build before the seed existed; once mapped they no longer appear as candidates.
 with
 
+token_pairs as (select * from {{ ref('mart_cross_project_token_pairs') }}),
+
 sides as (
     select
         lemma_a as compound,
         lemma_b as dictionary_lemma,
         project_a as compound_project,
         project_b as other_project
-    from mart_cross_project_token_pairs
+    from token_pairs
     union all
     select
         lemma_b as compound,
         lemma_a as dictionary_lemma,
         project_b as compound_project,
         project_a as other_project
-    from mart_cross_project_token_pairs
+    from token_pairs
+),
+
+final as (
+    select
+        compound,
+        dictionary_lemma,
+        not contains(dictionary_lemma, '-') as is_candidate,
+        count(*) as aligned_tokens,
+        list(distinct compound_project order by compound_project) as compound_projects,
+        list(distinct other_project order by other_project) as other_projects
+    from sides
+    where
+        regexp_full_match(compound, '[^-]+-[^-]+')
+        and dictionary_lemma is not null
+    group by compound, dictionary_lemma
 )
 
-select
-    compound,
-    dictionary_lemma,
-    not contains(dictionary_lemma, '-') as is_candidate,
-    count(*) as aligned_tokens,
-    list(distinct compound_project order by compound_project) as compound_projects,
-    list(distinct other_project order by other_project) as other_projects
-from sides
-where
-    regexp_full_match(compound, '[^-]+-[^-]+')
-    and dictionary_lemma is not null
-group by compound, dictionary_lemma
-order by is_candidate desc, compound asc, aligned_tokens desc
+select * from final

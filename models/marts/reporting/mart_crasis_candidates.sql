@@ -8,8 +8,12 @@
 -- a candidate; `n_surfaces` > 1 marks pieces with several candidate words, `is_proposed` the one
 -- proposed for them (the crasis vowels the second piece starts with, then the pieces' own spelling
 -- if the writers write it, then the spelling written most often). The seed sql/seeds/crasis_forms.csv holds the reviewed proposals (derived from the build
--- before the seed existed; its `review` column says where the review departed from the proposal). Run: `sphragis sql --file sql/queries/crasis_candidates.sql`.
+-- before the seed existed; its `review` column says where the review departed from the proposal).
 with
+
+split_words as (select * from {{ ref('int_split_words') }}),
+
+tokens as (select * from {{ ref('int_tokens') }}),
 
 pieces as (
     select
@@ -17,7 +21,7 @@ pieces as (
         project,
         form,
         token_pos
-    from int_split_words
+    from split_words
     where split_kind = 'hyphen' and n_pieces = 2
 ),
 
@@ -69,7 +73,7 @@ writers as (
     select
         project,
         nfc_normalize(trim(form)) as surface
-    from int_tokens
+    from tokens
     where
         project in ('agdt', 'ud_perseus', 'ud_proiel', 'ud_ptnk')
         and (is_syntactic_word or is_multiword)
@@ -92,7 +96,6 @@ writer_words as (
     from writers
     group by surface
 ),
-
 
 matched as (
     select
@@ -119,15 +122,18 @@ matched as (
                 substr(w.surface_key, length(p.onset) + 1, length(w.surface_key) - length(p.onset) - length(p.tail)),
                 '[αεηιουω]{1,3}'
             )
+),
+
+final as (
+    select
+        *,
+        count(*) over (partition by piece_1, piece_2) as n_surfaces,
+        -- the proposal: vowels kept, then the spelling written most often
+        row_number() over (
+            partition by piece_1, piece_2
+            order by keeps_piece_vowels desc, is_concatenation desc, n_surface_tokens desc, surface asc
+        ) = 1 as is_proposed
+    from matched
 )
 
-select
-    *,
-    count(*) over (partition by piece_1, piece_2) as n_surfaces,
-    -- the proposal: vowels kept, then the spelling written most often
-    row_number() over (
-        partition by piece_1, piece_2
-        order by keeps_piece_vowels desc, is_concatenation desc, n_surface_tokens desc, surface asc
-    ) = 1 as is_proposed
-from matched
-order by piece_1 asc, piece_2 asc, is_proposed desc, n_surface_tokens desc, surface asc
+select * from final

@@ -1,56 +1,62 @@
--- Counts of the training treebank per project (sphragis export-treebank manifest, issue 18):
--- candidate, selected and excluded sentences, tokens written, excluded sentences per reason (the
--- first rule that hits) and sentences hit per rule (any of the rules that hit), as JSON objects.
+-- Counts of the training treebank per project (sphragis export-treebank manifest `counts`, issue
+-- 18): candidate, selected and excluded sentences, tokens written, excluded sentences per reason
+-- (the first rule that hits) and sentences hit per rule (any of the rules that hit), as maps.
 with
 
-candidates as (select * from int_training_candidates),
+candidates as (select * from {{ ref('int_training_candidates') }}),
 
-selected as (select * from mart_training_treebank),
+selected as (select * from {{ ref('mart_training_treebank') }}),
 
-exclusions as (select * from mart_training_treebank_exclusions),
+exclusions as (select * from {{ ref('mart_training_treebank_exclusions') }}),
+
+reason_counts as (
+    select
+        project,
+        reason,
+        count(*) as n
+    from exclusions
+    group by all
+),
 
 by_reason as (
     select
         project,
         map_from_entries(list((reason, n) order by reason)) as excluded_by_reason
-    from (
-        select
-            project,
-            reason,
-            count(*) as n
-        from exclusions
-        group by all
-    ) as reason_counts
+    from reason_counts
     group by project
+),
+
+rule_counts as (
+    select
+        project,
+        rule,
+        count(*) as n
+    from exclusions, unnest(reasons) as r (rule)
+    group by all
 ),
 
 by_rule as (
     select
         project,
         map_from_entries(list((rule, n) order by rule)) as hit_by_rule
-    from (
-        select
-            project,
-            rule,
-            count(*) as n
-        from exclusions, unnest(reasons) as r (rule)
-        group by all
-    ) as rule_counts
+    from rule_counts
     group by project
+),
+
+split_counts as (
+    select
+        project,
+        split,
+        count(*) as n
+    from selected
+    group by all
 ),
 
 by_split as (
     select
         project,
         map_from_entries(list((split, n) order by split)) as selected_by_split
-    from (
-        select
-            project,
-            split,
-            count(*) as n
-        from selected
-        group by all
-    ) as split_counts
+    from split_counts
     group by project
 ),
 
@@ -74,4 +80,3 @@ final as (
 )
 
 select * from final
-order by project
