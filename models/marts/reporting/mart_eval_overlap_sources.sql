@@ -3,7 +3,7 @@
 -- evaluation-fold projects (seed evaluation_folds).
 with
 
-files as (select * from {{ source('raw', 'raw_files') }}),
+files as (select * from {{ ref('stg_raw__files') }}),
 
 priority as (select * from {{ ref('source_priority') }}),
 

@@ -2,7 +2,7 @@
 -- (source_revisions.json, SPEC §9).
 with
 
-files as (select * from {{ source('raw', 'raw_files') }}),
+files as (select * from {{ ref('stg_raw__files') }}),
 
 final as (
     select
