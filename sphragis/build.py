@@ -214,13 +214,12 @@ def record_contents(con: duckdb.DuckDBPyConnection, manifest: dict) -> None:
     of every table of :func:`_recorded_tables` that lacks one into ``manifest`` and store it again
     in ``build_manifest``. A model rebuilt with early cutoff already has it. Measured on the real
     warehouse: 8.5 s for the 86 tables of a full build (2% of that build, on a loaded machine)."""
-    present = set(runner._relations(con))
+    present = set(runner.relations(con))
     for name, (_kind, rec) in _recorded_tables(manifest).items():
         c = rec.get("content")
         if name in present and not (isinstance(c, list) and len(c) == 4 and c[2] is not None):
             rec["content"] = runner.content_of(con, name)
-    con.execute(f"create or replace table {runner.MANIFEST_TABLE} as select ?::varchar as manifest",
-                [json.dumps(manifest, sort_keys=True, ensure_ascii=False)])
+    runner.store_manifest(con, manifest)
 
 
 def changed_tables(target: Path, manifest: dict, *, heal: bool = True) -> dict[str, str] | None:
@@ -248,7 +247,7 @@ def changed_tables(target: Path, manifest: dict, *, heal: bool = True) -> dict[s
         return None
     con = duckdb.connect(str(target), read_only=True)
     try:
-        present = set(runner._relations(con))
+        present = set(runner.relations(con))
         changed = {}
         for name, (_kind, rec) in _recorded_tables(manifest).items():
             c = rec.get("content")
@@ -405,21 +404,17 @@ def plan_current(target: Path, settings: config.Settings, raw_fingerprint: str |
     except duckdb.Error:
         return None
     try:
-        return runner.plan(con, project, variables=_variables(settings), select=select, source_fingerprints=fps,
-                           previous=previous)
+        return runner.plan(con, project, runner.Options(variables=_variables(settings), select=select,
+                                                        source_fingerprints=fps, previous=previous))
     finally:
         con.close()
 
 
-def run_models(con: duckdb.DuckDBPyConnection, out: Console, summary: BuildSummary,
-               select: list[str] | None = None, variables: dict | None = None, *, full: bool = False,
-               source_fingerprints: dict | None = None, previous: dict | None = None,
-               project: runner.Project | None = None, workers: int | None = None) -> runner.RunReport:
-    """Build the SQL models (reusing unchanged ones; ``select``: dbt-style selectors) with their tests.
-
-    ``variables`` override the runner's build variables (e.g. ``registry_profile``); ``workers``:
-    models and tests at once (default :func:`sphragis.runner.default_workers`).
-    """
+def run_models(con: duckdb.DuckDBPyConnection, out: Console, summary: BuildSummary, options: runner.Options,
+               project: runner.Project | None = None) -> runner.RunReport:
+    """Build the SQL models (reusing unchanged ones) with their tests, showing progress:
+    :func:`sphragis.runner.execute` with ``options`` (:class:`sphragis.runner.Options`; its
+    ``on_model`` is the progress bar's). Fills ``summary``'s models, status, timings, tests and manifest."""
     project = project or runner.load_project()
     t0 = time.perf_counter()
     with _progress(out) as prog:
@@ -429,8 +424,7 @@ def run_models(con: duckdb.DuckDBPyConnection, out: Console, summary: BuildSumma
             summary.model_seconds[name] = secs
             prog.update(task, advance=1, description=f"build models ({name})")
 
-        report = runner.execute(con, project, on_model=on_model, select=select, full=full, variables=variables,
-                                source_fingerprints=source_fingerprints, previous=previous, workers=workers)
+        report = runner.execute(con, project, options, on_model=on_model)
     summary.models = {k: v for k, v in report.rows.items()}
     summary.status = report.status
     # the runner builds models and runs their tests at once (runner.execute): "models" is its wall
@@ -553,10 +547,10 @@ def build(settings: config.Settings | None = None, *, reingest: bool = True, wor
                     ingest_into(con, settings, out, summary, workers=workers)
                 step("models")
                 pins.load_missing_files(con, settings)  # source table of mart_seed_reconciliation
-                run_models(con, out, summary, select, _variables(settings), full=full,
-                           source_fingerprints=source_fingerprints(con, fp),
-                           previous=prev if (do_ingest or changed) and not full else None, project=project,
-                           workers=workers)
+                options = runner.Options(variables=_variables(settings), select=select, full=full,
+                                         source_fingerprints=source_fingerprints(con, fp), workers=workers,
+                                         previous=prev if (do_ingest or changed) and not full else None)
+                run_models(con, out, summary, options, project)
                 step("record contents")
                 t0 = time.perf_counter()
                 record_contents(con, summary.manifest)
@@ -658,8 +652,9 @@ def dry_run(settings: config.Settings | None = None, *, reingest: bool = True, s
     if not do_ingest and not full:
         summary.plan = plan_current(settings.warehouse, settings, fp, select=select, project=project, previous=prev)
     if summary.plan is None:  # a re-ingest (or --full) builds on a new, empty file
-        summary.plan = runner.plan(None, project, variables=_variables(settings), select=select, full=full,
-                                   source_fingerprints=_source_fingerprints_of(settings, fp), previous=prev)
+        summary.plan = runner.plan(None, project, runner.Options(
+            variables=_variables(settings), select=select, full=full,
+            source_fingerprints=_source_fingerprints_of(settings, fp), previous=prev))
     summary.up_to_date = summary.ingest_reused and summary.plan.up_to_date
     return summary
 

@@ -243,10 +243,10 @@ def test_the_projects_yml_files_use_data_tests_and_the_alias_still_reads():
              if line.strip().startswith("tests:")]
     assert stale == []
     project = runner.load_project()
-    n_data_tests = sum(len(runner._tests_of(spec)) + sum(len(runner._tests_of(c)) for c in spec.get("columns") or [])
+    n_data_tests = sum(len(runner.tests_of(spec)) + sum(len(runner.tests_of(c)) for c in spec.get("columns") or [])
                        for spec in project.schema.values())
     assert n_data_tests > 300
-    assert runner._tests_of({"tests": ["unique"], "data_tests": ["not_null"]}) == ["not_null", "unique"]
+    assert runner.tests_of({"tests": ["unique"], "data_tests": ["not_null"]}) == ["not_null", "unique"]
 
 
 def test_plan_is_side_effect_free_and_is_what_execute_does(proj):
