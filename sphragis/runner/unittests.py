@@ -25,6 +25,7 @@ the rows expected and not produced (``expected, not in output``) and the reverse
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -191,15 +192,20 @@ def unit_tests(project: Project, variables: dict | None = None) -> list[Compiled
         model_sql = r.render(m.path, variables_, rename)[0]
         rows = tuple(spec["expect"]["rows"])
         cols = tuple(dict.fromkeys(c for row in rows for c in row))
+        # the given and expected rows head the query as a comment: they are part of the test's
+        # fingerprint (an edited row reruns it) and of its record in the manifest
+        rows_doc = json.dumps({"given": {g.key: list(g.rows) for g in given}, "expect": list(rows)},
+                              ensure_ascii=False, sort_keys=True, default=str)
+        head = f"-- unit test {spec['name']} of {m.name}: {rows_doc}\n"
         if cols:
             listed = ", ".join(cols)
-            sql = (f"with actual as (\n{model_sql}\n)\n"
+            sql = head + (f"with actual as (\n{model_sql}\n)\n"
                    f"(select 'expected, not in output' as problem, * from "
                    f"(from {_PREFIX}expect except all select {listed} from actual))\n"
                    f"union all\n(select 'in output, not expected' as problem, * from "
                    f"(select {listed} from actual except all from {_PREFIX}expect))")
         else:
-            sql = f"with actual as (\n{model_sql}\n)\nselect 'in output, not expected' as problem, * from actual"
+            sql = head + f"with actual as (\n{model_sql}\n)\nselect 'in output, not expected' as problem, * from actual"
         reads = sorted({g.table for g in given if g.key in project.models or g.key in project.seeds}
                        | {g.key for g in given if "." in g.key}
                        | {s for s in m.refs if s in project.seeds})
