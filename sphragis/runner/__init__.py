@@ -2,7 +2,7 @@
 
 One module per job:
 
-* :mod:`.project` — **models** are Jinja-templated ``.sql`` files under ``models/`` (one table per
+* :mod:`.load` — **models** are Jinja-templated ``.sql`` files under ``models/`` (one table per
   file, named after the file stem) naming their inputs with ``{{ ref('model_or_seed') }}`` and
   ``{{ source('raw', 'raw_table') }}`` (the raw tables are documented in ``_sources.yml``);
   **schema files** ``models/**/*.yml`` document models and columns and declare data tests under
@@ -11,9 +11,10 @@ One module per job:
   build variable.
 * :mod:`.render` — every ``sql/macros/*.sql`` is loaded once and its macros become Jinja globals,
   so a template error names the model file and its own line.
-* :mod:`.graph` — the dependency graph from the rendered ``ref()``/``source()`` calls, in
-  ``graphlib`` topological order (ties broken by name); **selection** (:func:`select_models`):
-  ``model``, ``+model``, ``model+``, ``+model+``, ``state:modified[+]``.
+* :mod:`.project` — the models, seeds and declarations, and the dependency graph from the rendered
+  ``ref()``/``source()`` calls, in ``graphlib`` topological order (ties broken by name);
+  :mod:`.selection` — dbt-style selectors (:func:`select_models`): ``model``, ``+model``,
+  ``model+``, ``+model+``, ``state:modified[+]``.
 * :mod:`.seeds` — every ``sql/seeds/*.csv`` is a table named after its stem, VARCHAR columns
   unless its schema entry types them (dbt's seed config ``config: {column_types: {...}}``).
 * :mod:`.datatests` — ``unique``, ``not_null``, ``accepted_values: {values: [...]}``,
@@ -50,11 +51,12 @@ from .base import (DEFAULT_VARS, MANIFEST_TABLE, MANIFEST_VERSION, MAX_WORKERS, 
                    CompiledTest, Failure, ModelError, ModelTestFailure, Options, layer)
 from .cutoff import content_of
 from .datatests import check, data_tests, sql_tests
-from .graph import select_models
+from .selection import select_models
 from .manifest import manifest, read_manifest, relations
 from .manifest import store as store_manifest
 from .plan import Decision, Plan, plan
-from .project import REF, Model, Project, load_project, tests_of
+from .load import load_project
+from .project import REF, Model, Project, tests_of
 from .render import render
 from .scheduler import RunReport, default_workers, execute, run, run_tests
 from .seeds import load_seeds, seed_column_types, seed_fingerprint

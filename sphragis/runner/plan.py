@@ -11,9 +11,10 @@ import duckdb
 from . import base
 from .base import CompiledTest, Options, sha
 from .datatests import data_tests, sql_tests
-from .graph import select_models
+from .selection import select_models
 from .manifest import read_manifest, relations
-from .project import Project, load_project
+from .load import load_project
+from .project import Project
 from .render import renderer
 from .seeds import seed_column_types, seed_fingerprint
 from .unittests import unit_tests

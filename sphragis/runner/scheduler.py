@@ -17,7 +17,8 @@ from .base import MANIFEST_TABLE, MAX_WORKERS, CompiledTest, Failure, ModelError
 from .datatests import check, data_tests
 from .manifest import manifest, relations, store
 from .plan import Decision, Plan, content, plan, unknown
-from .project import Project, load_project
+from .load import load_project
+from .project import Project
 from .seeds import load_seeds
 
 
