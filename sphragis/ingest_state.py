@@ -80,8 +80,8 @@ _QUERY_CALL = re.compile(r"""\bquery\(\s*["']([\w-]+)["']\s*\)""")
 
 
 def _queries_called(modules: list[str]) -> list[Path]:
-    """The named queries that the source of ``modules`` names in ``query(...)`` calls, by a literal (a docstring's
-    example too: over-inclusive at worst, an edit to such a query only re-ingests once more)."""
+    """The named queries that the source of ``modules`` names in ``query(...)`` calls by a literal
+    (a docstring's example too: over-inclusive at worst, an edit to such a query re-ingests once more)."""
     from .queries import QUERIES_DIR
 
     names = set()
