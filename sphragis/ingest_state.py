@@ -99,7 +99,8 @@ def ingest_reads() -> dict:
     runs and the pin list; ``variables``, the depth limit ``config.MAX_TREE_DEPTH`` (the parser's
     rejection limit); ``libraries``, the versions of the libraries that code imports (lxml, pyarrow, …)."""
     spec = importlib.util.find_spec(INGEST_PACKAGE)
-    roots = (INGEST_PACKAGE, *(f"{INGEST_PACKAGE}.{m.name}" for m in pkgutil.iter_modules(spec.submodule_search_locations)))
+    roots = (INGEST_PACKAGE,
+             *(f"{INGEST_PACKAGE}.{m.name}" for m in pkgutil.iter_modules(spec.submodule_search_locations)))
     modules = state.module_closure(roots)
     files = [config.SQL_DIR / "ddl" / "raw.sql", *_queries_called(modules), config.SOURCES_FILE]
     return {"modules": modules, "files": [str(f) for f in files], "tables": [],

@@ -79,7 +79,8 @@ class Renderer:
             return default
         raise ModelError(f"unknown var {name!r}")
 
-    def render(self, path: Path, variables: dict | None = None, rename: dict[str, str] | None = None) -> tuple[str, dict]:
+    def render(self, path: Path, variables: dict | None = None,
+               rename: dict[str, str] | None = None) -> tuple[str, dict]:
         """(rendered SQL, record of refs/sources/materialized) of the template at ``path``.
 
         Args:

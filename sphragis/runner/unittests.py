@@ -40,7 +40,8 @@ from .render import renderer
 if TYPE_CHECKING:
     from .project import Project
 
-_INPUT = re.compile(r"""^\s*(?:ref\(\s*['"]([^'"]+)['"]\s*\)|source\(\s*['"]([^'"]+)['"]\s*,\s*['"]([^'"]+)['"]\s*\))\s*$""")
+_INPUT = re.compile(r"""^\s*(?:ref\(\s*['"]([^'"]+)['"]\s*\)"""
+                    r"""|source\(\s*['"]([^'"]+)['"]\s*,\s*['"]([^'"]+)['"]\s*\))\s*$""")
 _PREFIX = "__unit_given__"
 _KEYS = {"name", "model", "description", "given", "expect", "overrides", "config", "_file"}
 
