@@ -21,7 +21,6 @@ import contextlib
 import dataclasses
 import fcntl
 import glob
-import hashlib
 import json
 import os
 import shutil
@@ -29,17 +28,19 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from . import config, fetch, pins, runner
-from .files import write_json
+from .build_summary import LOG_WIDTH, BuildSummary, console, print_plan, print_summary  # noqa: F401 (re-exported)
 from .hugepages import disable_transparent_huge_pages
+from .ingest_state import (RAW_TABLES, ingest_fingerprint, source_digests, source_fingerprints,  # noqa: F401
+                           source_fingerprints_of, sources_cache_path)
+from .warehouse_state import (changed_tables, distrust, manifest_path, record_contents,  # noqa: F401
+                              warehouse_stamp, write_manifest)
 
 
 #: DuckDB buffer-pool cap for a build (SPEC §13: peak RSS <= 2 GiB). DuckDB's default (80% of RAM)
@@ -51,40 +52,6 @@ MEMORY_LIMIT = "1536MB"
 
 class BuildLocked(RuntimeError):
     """Another build holds the lock; the message names its pid and command."""
-
-
-@dataclass
-class BuildSummary:
-    """What a build read and wrote (printed at the end; also kept in the warehouse as ``build_log``)."""
-
-    ingest: dict = field(default_factory=dict)      # project -> files/sentences/tokens/rejects
-    models: dict = field(default_factory=dict)      # model -> rows
-    model_seconds: dict = field(default_factory=dict)  # model -> seconds
-    timings: dict = field(default_factory=dict)     # step -> seconds
-    rejects: list = field(default_factory=list)     # first rejects as (path, line, reason)
-    status: dict = field(default_factory=dict)      # model -> (built | reused | kept, reason)
-    tests: tuple = (0, 0)                           # data/SQL tests (run, skipped as unchanged)
-    ingest_reused: bool = False                     # raw tables taken from the previous warehouse
-    manifest: dict = field(default_factory=dict)    # runner.manifest() of the new warehouse
-    unchanged_output: set = field(default_factory=set)  # rebuilt, same content: downstream reused
-    up_to_date: bool = False                        # nothing to do: the warehouse was left untouched
-    changed_outside: dict | None = None             # tables changed behind the build's back (changed_tables)
-    plan: runner.Plan | None = None                 # what the build decided (or, dry run, would do)
-    unverified: list = field(default_factory=list)  # snapshots without a fetch record (not checked)
-
-
-#: Width of the printed tables when stderr is not a terminal (a log or a pipe): rich's default
-#: there is 80 columns, which wraps the build summary's rows mid-cell.
-LOG_WIDTH = 200
-
-
-def console() -> Console:
-    """The console of the build, export and identity tables: stderr, at the terminal's width, or
-    :data:`LOG_WIDTH` columns when stderr is not a terminal (``COLUMNS`` still wins)."""
-    out = Console(stderr=True, highlight=False)
-    if out.is_terminal or os.environ.get("COLUMNS"):
-        return out
-    return Console(stderr=True, highlight=False, width=LOG_WIDTH)
 
 
 @contextlib.contextmanager
@@ -176,208 +143,6 @@ def ingest_into(con: duckdb.DuckDBPyConnection, settings: config.Settings, out: 
     summary.timings["load"] = t1 - (parsed_at[0] if parsed_at else t1)
 
 
-def manifest_path(warehouse: Path) -> Path:
-    """Where a build writes the manifest of the warehouse it made: ``<warehouse>.manifest.json``
-    (default ``warehouse.duckdb.manifest.json``; format: :func:`sphragis.runner.manifest`)."""
-    return warehouse.with_name(warehouse.name + ".manifest.json")
-
-
-def warehouse_stamp(path: Path) -> list[int]:
-    """A cheap stamp of the warehouse file: ``[size, mtime_ns, inode, device]`` (``os.stat``).
-
-    Any write to the file through DuckDB (another connection deleting rows, dropping a table)
-    changes its mtime; a rename keeps all four, so the stamp of ``<warehouse>.building-<pid>`` taken
-    before the swap is the stamp of the warehouse after it. Recorded in the manifest file under
-    ``warehouse_stamp`` (:func:`write_manifest`)."""
-    st = os.stat(path)
-    return [st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev]
-
-
-def write_manifest(path: Path, manifest: dict, stamp: list[int]) -> None:
-    """Write ``manifest`` (:func:`sphragis.runner.manifest`) with the ``stamp`` of the warehouse file
-    it describes (:func:`warehouse_stamp`) to ``path``, atomically (temporary file and rename)."""
-    write_json(path, {**manifest, "warehouse_stamp": stamp}, sort_keys=True)
-
-
-def _recorded_tables(manifest: dict) -> dict[str, tuple[str, dict]]:
-    """table → (kind ``source``/``seed``/``model``, its manifest record) for every table a build made:
-    the tables whose content a build records (:func:`record_contents`) and checks when the warehouse
-    file changed behind its back (:func:`changed_tables`); views are not checked."""
-    out = {k.split(".", 1)[1]: ("source", v) for k, v in manifest.get("sources", {}).items() if k.startswith("raw.")}
-    out.update({n: ("seed", v) for n, v in manifest.get("seeds", {}).items()})
-    out.update({n: ("model", v) for n, v in manifest.get("models", {}).items() if v.get("materialized") != "view"})
-    return out
-
-
-def record_contents(con: duckdb.DuckDBPyConnection, manifest: dict) -> None:
-    """Put the content (:func:`sphragis.runner.content_of`: columns, rows, order-insensitive row hash)
-    of every table of :func:`_recorded_tables` that lacks one into ``manifest`` and store it again
-    in ``build_manifest``. A model rebuilt with early cutoff already has it. Measured on the real
-    warehouse: 8.5 s for the 86 tables of a full build (2% of that build, on a loaded machine)."""
-    present = set(runner._relations(con))
-    for name, (_kind, rec) in _recorded_tables(manifest).items():
-        c = rec.get("content")
-        if name in present and not (isinstance(c, list) and len(c) == 4 and c[2] is not None):
-            rec["content"] = runner.content_of(con, name)
-    con.execute(f"create or replace table {runner.MANIFEST_TABLE} as select ?::varchar as manifest",
-                [json.dumps(manifest, sort_keys=True, ensure_ascii=False)])
-
-
-def changed_tables(target: Path, manifest: dict, *, heal: bool = True) -> dict[str, str] | None:
-    """Tables of the warehouse ``target`` whose content is no longer what its build recorded.
-
-    Cheap when nothing happened: only when the file's :func:`warehouse_stamp` differs from the one
-    in the manifest file (or that has none) is every recorded table checked, by its row hash
-    (:func:`sphragis.runner.content_of`, a few seconds on the real warehouse).
-
-    Returns:
-        None when the stamp is unchanged (nothing checked); else table → what changed (``dropped``
-        or ``content changed``), empty when every table is as built (then, with ``heal``, the
-        manifest file is rewritten with the warehouse's manifest and the new stamp: this is how a
-        manifest file left stale by a kill between the swap's two renames is replaced).
-    """
-    if not target.exists() or not manifest:
-        return None
-    mpath = manifest_path(target)
-    try:
-        recorded = json.loads(mpath.read_text(encoding="utf-8")).get("warehouse_stamp")
-    except (OSError, ValueError):
-        recorded = None
-    stamp = warehouse_stamp(target)
-    if recorded == stamp:
-        return None
-    con = duckdb.connect(str(target), read_only=True)
-    try:
-        present = set(runner._relations(con))
-        changed = {}
-        for name, (_kind, rec) in _recorded_tables(manifest).items():
-            c = rec.get("content")
-            if name not in present:
-                if rec.get("fingerprint") or c:
-                    changed[name] = "dropped"
-            elif isinstance(c, list) and len(c) == 4 and c[2] is not None and runner.content_of(con, name)[:3] != c[:3]:
-                changed[name] = "content changed"
-    finally:
-        con.close()
-    if not changed and heal:
-        write_manifest(mpath, manifest, stamp)
-    return changed
-
-
-def distrust(manifest: dict, changed: dict[str, str]) -> dict:
-    """``manifest`` with the records of the ``changed`` tables marked so that a build remakes them:
-    a seed is reloaded, a model rebuilt (reason "changed outside a build"); a raw table changed
-    needs a re-ingest (the caller's decision)."""
-    out = json.loads(json.dumps(manifest))
-    for name, (kind, _rec) in _recorded_tables(out).items():
-        if name in changed and kind == "seed":
-            out["seeds"][name]["fingerprint"] = None
-        elif name in changed and kind == "model":
-            out["models"][name].update(fingerprint=None, changed_outside=changed[name])
-    return out
-
-
-def sources_cache_path(warehouse: Path) -> Path:
-    """The sha256 of each source file with the file's stat when hashed: ``<warehouse>.sources.json``
-    (:func:`ingest_fingerprint`)."""
-    return warehouse.with_name(warehouse.name + ".sources.json")
-
-
-#: A file changed this close (seconds) before it was hashed is not cached: a write in the same
-#: timestamp tick could leave size, mtime and ctime as they were (git's "racy" index entries).
-RACY_SECONDS = 3
-
-
-def source_digests(files, cache: Path | None = None, *, trust_cache: bool = True) -> dict[str, str]:
-    """``str(abspath)`` → sha256 of each source file (``files``: :class:`SourceFile` list).
-
-    Args:
-        cache: a JSON file of earlier sha256s (:func:`sources_cache_path`), or None to hash every
-            file. A file's cached sha256 is used only while its size, mtime, ctime, inode and device
-            (``os.stat``, ns) are all as they were when it was hashed; ctime is set by the kernel on
-            every write and cannot be restored by ``touch``, ``cp -p``, ``tar`` or ``rsync``, and a
-            file modified less than :data:`RACY_SECONDS` before it was hashed is never cached. The
-            cache is rewritten only when an entry changed. Saves the 0.3-0.4 s of hashing 224 MB of
-            sources on every build.
-        trust_cache: False hashes every file (``--full``) and still refreshes ``cache``.
-    """
-    from .ingest.sources import escape_bad_bytes
-
-    known: dict = {}
-    if cache is not None:
-        try:
-            known = json.loads(cache.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            known = {}
-    fresh: dict = {}
-    digests: dict[str, str] = {}
-    racy_before = time.time_ns() - RACY_SECONDS * 1_000_000_000
-    for f in files:
-        key = escape_bad_bytes(str(f.abspath))  # the cache is UTF-8 JSON
-        st = os.stat(f.abspath)
-        stamp = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev]
-        entry = known.get(key)
-        if trust_cache and isinstance(entry, list) and entry[:-1] == stamp:
-            digest = entry[-1]
-        else:
-            with open(f.abspath, "rb") as fh:
-                digest = hashlib.file_digest(fh, "sha256").hexdigest()
-        if max(st.st_mtime_ns, st.st_ctime_ns) < racy_before:
-            fresh[key] = [*stamp, digest]
-        digests[str(f.abspath)] = digest
-    if cache is not None and fresh != known:
-        write_json(cache, fresh, sort_keys=True)
-    return digests
-
-
-def ingest_fingerprint(files, cache: Path | None = None, *, trust_cache: bool = True,
-                       digests: dict[str, str] | None = None) -> str:
-    """Content hash of the raw layer a build would ingest: sha256 over every source file's (snapshot,
-    path, sha256 of its bytes) and over the ingest code (``ingest/*.py``, ``sql/ddl/raw.sql``, the
-    loader's named queries ``sql/queries/ingest_*.sql``), the pin list and the depth limit
-    ``config.MAX_TREE_DEPTH``. Equal fingerprints mean equal raw tables (ingest is deterministic, SPEC §9).
-
-    ``cache`` and ``trust_cache``: as :func:`source_digests`, which gives the files' sha256 unless
-    ``digests`` (its result) is passed.
-    """
-    from .ingest import sources as ingest_sources
-
-    if digests is None:
-        digests = source_digests(files, cache, trust_cache=trust_cache)
-    h = hashlib.sha256()
-    code = (sorted(Path(ingest_sources.__file__).parent.glob("*.py")) + [config.SQL_DIR / "ddl" / "raw.sql"]
-            + sorted((config.SQL_DIR / "queries").glob("ingest_*.sql")) + [config.SOURCES_FILE])
-    for p in code:
-        h.update(p.name.encode() + b"\0" + p.read_bytes())
-    h.update(f"max_tree_depth\0{config.MAX_TREE_DEPTH}\n".encode())  # the parser's rejection limit
-    for f in files:
-        h.update(f"{f.snapshot['name']}\0{f.path}\0{digests[str(f.abspath)]}\n".encode())
-    return h.hexdigest()
-
-
-RAW_TABLES = ("raw_files", "raw_sentences", "raw_tokens", "ingest_rejects")
-
-
-def source_fingerprints(con: duckdb.DuckDBPyConnection, raw_fingerprint: str | None) -> dict[str, str]:
-    """``"raw.<table>"`` → fingerprint of every source the models read: the raw tables share
-    :func:`ingest_fingerprint`; ``pin_missing_files`` (made anew by every build from the pin list,
-    :func:`sphragis.pins.load_missing_files`, and read here from ``con``) the sha256 of its rows."""
-    fps = {f"raw.{t}": raw_fingerprint for t in RAW_TABLES} if raw_fingerprint else {}
-    pin_rows = con.execute("select * from pin_missing_files order by all").fetchall()
-    fps["raw.pin_missing_files"] = hashlib.sha256(repr(pin_rows).encode()).hexdigest()
-    return fps
-
-
-def _source_fingerprints_of(settings: config.Settings, raw_fingerprint: str | None) -> dict[str, str]:
-    """:func:`source_fingerprints` without a warehouse: the pin list loaded into a scratch database."""
-    mem = duckdb.connect()
-    try:
-        pins.load_missing_files(mem, settings)
-        return source_fingerprints(mem, raw_fingerprint)
-    finally:
-        mem.close()
-
-
 def _variables(settings: config.Settings) -> dict:
     """The build variables a build passes to the runner (``var()``).
 
@@ -399,27 +164,23 @@ def plan_current(target: Path, settings: config.Settings, raw_fingerprint: str |
     compare with (default the one in the warehouse; :func:`distrust` marks what changed outside a build)."""
     if not target.exists() or Path(str(target) + ".wal").exists():
         return None
-    fps = _source_fingerprints_of(settings, raw_fingerprint)
+    fps = source_fingerprints_of(settings, raw_fingerprint)
     try:
         con = duckdb.connect(str(target), read_only=True)
     except duckdb.Error:
         return None
     try:
-        return runner.plan(con, project, variables=_variables(settings), select=select, source_fingerprints=fps,
-                           previous=previous)
+        return runner.plan(con, project, runner.Options(variables=_variables(settings), select=select,
+                                                        source_fingerprints=fps, previous=previous))
     finally:
         con.close()
 
 
-def run_models(con: duckdb.DuckDBPyConnection, out: Console, summary: BuildSummary,
-               select: list[str] | None = None, variables: dict | None = None, *, full: bool = False,
-               source_fingerprints: dict | None = None, previous: dict | None = None,
-               project: runner.Project | None = None, workers: int | None = None) -> runner.RunReport:
-    """Build the SQL models (reusing unchanged ones; ``select``: dbt-style selectors) with their tests.
-
-    ``variables`` override the runner's build variables (e.g. ``registry_profile``); ``workers``:
-    models and tests at once (default :func:`sphragis.runner.default_workers`).
-    """
+def run_models(con: duckdb.DuckDBPyConnection, out: Console, summary: BuildSummary, options: runner.Options,
+               project: runner.Project | None = None) -> runner.RunReport:
+    """Build the SQL models (reusing unchanged ones) with their tests, showing progress:
+    :func:`sphragis.runner.execute` with ``options`` (:class:`sphragis.runner.Options`; its
+    ``on_model`` is the progress bar's). Fills ``summary``'s models, status, timings, tests and manifest."""
     project = project or runner.load_project()
     t0 = time.perf_counter()
     with _progress(out) as prog:
@@ -429,8 +190,7 @@ def run_models(con: duckdb.DuckDBPyConnection, out: Console, summary: BuildSumma
             summary.model_seconds[name] = secs
             prog.update(task, advance=1, description=f"build models ({name})")
 
-        report = runner.execute(con, project, on_model=on_model, select=select, full=full, variables=variables,
-                                source_fingerprints=source_fingerprints, previous=previous, workers=workers)
+        report = runner.execute(con, project, options, on_model=on_model)
     summary.models = {k: v for k, v in report.rows.items()}
     summary.status = report.status
     # the runner builds models and runs their tests at once (runner.execute): "models" is its wall
@@ -553,10 +313,10 @@ def build(settings: config.Settings | None = None, *, reingest: bool = True, wor
                     ingest_into(con, settings, out, summary, workers=workers)
                 step("models")
                 pins.load_missing_files(con, settings)  # source table of mart_seed_reconciliation
-                run_models(con, out, summary, select, _variables(settings), full=full,
-                           source_fingerprints=source_fingerprints(con, fp),
-                           previous=prev if (do_ingest or changed) and not full else None, project=project,
-                           workers=workers)
+                options = runner.Options(variables=_variables(settings), select=select, full=full,
+                                         source_fingerprints=source_fingerprints(con, fp), workers=workers,
+                                         previous=prev if (do_ingest or changed) and not full else None)
+                run_models(con, out, summary, options, project)
                 step("record contents")
                 t0 = time.perf_counter()
                 record_contents(con, summary.manifest)
@@ -658,8 +418,9 @@ def dry_run(settings: config.Settings | None = None, *, reingest: bool = True, s
     if not do_ingest and not full:
         summary.plan = plan_current(settings.warehouse, settings, fp, select=select, project=project, previous=prev)
     if summary.plan is None:  # a re-ingest (or --full) builds on a new, empty file
-        summary.plan = runner.plan(None, project, variables=_variables(settings), select=select, full=full,
-                                   source_fingerprints=_source_fingerprints_of(settings, fp), previous=prev)
+        summary.plan = runner.plan(None, project, runner.Options(
+            variables=_variables(settings), select=select, full=full,
+            source_fingerprints=source_fingerprints_of(settings, fp), previous=prev))
     summary.up_to_date = summary.ingest_reused and summary.plan.up_to_date
     return summary
 
@@ -670,93 +431,3 @@ def _discover(settings: config.Settings):
     return ingest_sources.discover(snapshot_roots(settings), config.snapshots())
 
 
-def print_plan(summary: BuildSummary, out: Console | None = None) -> None:
-    """Print what a build would do (:func:`dry_run`): per model to build, the reason; counts of
-    the models reused and kept and of the tests to run. Early cutoff may reuse more than shown."""
-    out = out or console()
-    p = summary.plan
-    _print_changed_outside(summary, out)
-    if summary.up_to_date:
-        out.print(f"up to date: a build would change nothing ({len(p.models)} models reused, "
-                  f"{len(p.skipped_tests)} tests passed before)")
-        return
-    out.print(f"raw layer: {'reused (sources unchanged)' if summary.ingest_reused else 'would be re-ingested'}"
-              + (f"; seeds to load: {', '.join(sorted(p.stale_seeds))}" if p.stale_seeds else ""))
-    for name, d in p.models.items():
-        if d.action == "build":
-            out.print(f"  build {name}: {d.reason}", markup=False)
-    by = {k: sum(1 for d in p.models.values() if d.action == k) for k in ("build", "reuse", "keep")}
-    out.print(f"models: {by['build']} to build, {by['reuse']} reused, {by['keep']} kept (not selected); "
-              f"tests: {len(p.tests)} to run, {len(p.skipped_tests)} skipped (passed before); "
-              "a model rebuilt with unchanged output lets its dependents be reused (early cutoff)")
-
-
-def _print_changed_outside(summary: BuildSummary, out: Console) -> None:
-    if summary.changed_outside:
-        out.print("changed outside a build (rebuilt): " + ", ".join(
-            f"{t} ({why})" for t, why in sorted(summary.changed_outside.items())), markup=False)
-
-
-def print_summary(summary: BuildSummary, out: Console | None = None) -> None:
-    """Print rows in (per project), rows out (per mart) and step timings."""
-    out = out or console()
-    _print_changed_outside(summary, out)
-    if summary.ingest:
-        # a build that reused the raw layer shows what it holds, titled so (nothing was ingested)
-        t = Table(title="raw layer (reused, not re-ingested): rows per project" if summary.ingest_reused
-                  else "ingest: rows in per project")
-        # per file, sentences in the file = ingested + rejected (checked by the ingest, SPEC §13);
-        # "in files" is absent from the summaries of warehouses built before it was recorded
-        cols = {"files": "files", "counted": "sentences in files", "sentences": "ingested", "tokens": "tokens",
-                "rejects": "rejects"}
-        t.add_column("project")
-        for head in cols.values():
-            t.add_column(head, justify="right")
-        for p, v in sorted(summary.ingest.items()):
-            t.add_row(p, *(f"{v[k]:,}" if k in v else "?" for k in cols))
-        tot = {k: sum(v.get(k, 0) for v in summary.ingest.values()) for k in cols}
-        t.add_row("all", *(f"{tot[k]:,}" for k in cols))
-        out.print(t)
-    if summary.unverified:
-        out.print(f"sources not verified (no fetch record: laid out by hand, not by `sphragis fetch`): "
-                  f"{', '.join(summary.unverified)}", markup=False)
-    n_rejects = sum(v["rejects"] for v in summary.ingest.values()) if summary.ingest else 0
-    if n_rejects:
-        out.print(f"[bold]rejected at ingest: {n_rejects:,}[/bold] (all in table ingest_rejects); first:")
-        for path, line, reason in summary.rejects:
-            out.print(f"  {path}:{line if line is not None else '?'}: {reason}", markup=False)
-    if summary.models and not summary.up_to_date:  # up to date: one line below, not 71 "reused" rows
-        t = Table(title="models: rows out")
-        t.add_column("model")
-        t.add_column("rows", justify="right")
-        t.add_column("status")
-        staging = {m for m in summary.models if runner.layer(m) == "staging"}
-        for m, n in summary.models.items():
-            if m not in staging:
-                st = summary.status.get(m, ("built", ""))
-                t.add_row(m, f"{n:,}" if n is not None else "view", f"{st[0]}: {st[1]}" if st[0] == "built" else st[0])
-        out.print(t)
-        if staging:  # so that the table's rows and the count of models built below add up
-            out.print(f"({len(staging)} staging view{'s' if len(staging) != 1 else ''} (stg_*, renaming only) "
-                      "not listed)")
-    if summary.up_to_date:
-        n_reused = sum(1 for s in summary.status.values() if s[0] == "reused")
-        out.print(f"up to date: nothing to build, load or test (sources unchanged, {n_reused} models reused, "
-                  f"{summary.tests[1]} tests passed before); the warehouse was left untouched")
-    elif summary.status:
-        by = {k: sorted(m for m, s in summary.status.items() if s[0] == k) for k in ("built", "reused", "kept")}
-        out.print(f"raw layer: {'reused (sources unchanged)' if summary.ingest_reused else 're-ingested'}; "
-                  f"models: {len(by['built'])} built, {len(by['reused'])} reused (fingerprint unchanged), "
-                  f"{len(by['kept'])} kept (not selected); tests: {summary.tests[0]} run, "
-                  f"{summary.tests[1]} skipped (unchanged, passed before)")
-        reasons: dict[str, list[str]] = {}
-        for m in by["built"]:
-            reasons.setdefault(summary.status[m][1], []).append(m)
-        for why, names in sorted(reasons.items()):
-            shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
-            out.print(f"  built ({why}): {shown}", markup=False)
-        if summary.unchanged_output:
-            out.print(f"  rebuilt, unchanged output (downstream reused): {', '.join(sorted(summary.unchanged_output))}",
-                      markup=False)
-    out.print("time: " + ", ".join(f"{k} {v:.1f}s" + (" (summed, during models)" if k == "model tests" else "")
-                                   for k, v in summary.timings.items()))

@@ -42,9 +42,9 @@ def query(name: str) -> str:
 
 @cache
 def _macros_renderer():
-    from . import runner
+    from .runner.render import Renderer
 
-    return runner._Renderer(sorted(config.MACROS_DIR.glob("*.sql")), {})
+    return Renderer(sorted(config.MACROS_DIR.glob("*.sql")), {})
 
 
 def renderer(project=None):
@@ -52,9 +52,9 @@ def renderer(project=None):
     the ``sphragis.runner.Project`` ``project``'s, or without one the macros of ``sql/macros`` with
     ``ref``/``source``/``var`` (made once per process: what a program running a query needs). The
     one place outside the runner that reaches into its rendering."""
-    from . import runner
+    from .runner.render import renderer as project_renderer
 
-    return runner._renderer(project) if project is not None else _macros_renderer()
+    return project_renderer(project) if project is not None else _macros_renderer()
 
 
 def open_warehouse(path=None) -> duckdb.DuckDBPyConnection:

@@ -140,8 +140,9 @@ def sql_lines_in_strings(path: Path) -> int:
 
 
 def test_sql_lives_in_sql_files():
-    assert sql_lines_in_strings(REPO / "sphragis" / "runner.py") > 0  # the scan sees SQL in strings
-    lines = {mod: sql_lines_in_strings(path) for mod, path in _python_files().items() if mod != "sphragis.runner"}
+    assert sql_lines_in_strings(REPO / "sphragis" / "runner" / "datatests.py") > 0  # the scan sees SQL in strings
+    lines = {mod: sql_lines_in_strings(path) for mod, path in _python_files().items()
+             if mod.split(".")[:2] != ["sphragis", "runner"]}
     over = {mod: n for mod, n in lines.items() if n > MAX_SQL_LINES}
     assert not over, (f"modules with more than {MAX_SQL_LINES} lines of SQL in Python strings: {over}; move the "
                       "SQL to a model or a named query of sql/queries (sphragis.queries.query)")

@@ -367,15 +367,16 @@ def test_missing_optional_extra_names_it(wh, tmp_path, monkeypatch, capsys):
 
 SLOW_MODEL_SCRIPT = """
 import pathlib, sys
-from sphragis import cli, runner
+from sphragis import cli
+from sphragis.runner import cutoff
 marker = pathlib.Path(sys.argv[1])
-_one = runner._build_one
+_one = cutoff.build_one
 def slow(con, m, sql, rels, **kw):
     if m.name == "int_tokens":  # a model query that would run for minutes
         marker.write_text("running")
         con.execute("select count(*) from range(200000000000) t where hash(t.range) % 7 = 3").fetchall()
     return _one(con, m, sql, rels, **kw)
-runner._build_one = slow
+cutoff.build_one = slow
 sys.exit(cli.main(sys.argv[2:]))
 """
 

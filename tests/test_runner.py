@@ -243,10 +243,10 @@ def test_the_projects_yml_files_use_data_tests_and_the_alias_still_reads():
              if line.strip().startswith("tests:")]
     assert stale == []
     project = runner.load_project()
-    n_data_tests = sum(len(runner._tests_of(spec)) + sum(len(runner._tests_of(c)) for c in spec.get("columns") or [])
+    n_data_tests = sum(len(runner.tests_of(spec)) + sum(len(runner.tests_of(c)) for c in spec.get("columns") or [])
                        for spec in project.schema.values())
     assert n_data_tests > 300
-    assert runner._tests_of({"tests": ["unique"], "data_tests": ["not_null"]}) == ["not_null", "unique"]
+    assert runner.tests_of({"tests": ["unique"], "data_tests": ["not_null"]}) == ["not_null", "unique"]
 
 
 def test_plan_is_side_effect_free_and_is_what_execute_does(proj):
@@ -430,7 +430,7 @@ def test_source_sha256_cache_is_used_only_while_the_file_is_unchanged(tmp_path, 
     import os
     import time
 
-    from sphragis import build
+    from sphragis import build, ingest_state
     from sphragis.ingest.sources import SourceFile
 
     src = tmp_path / "a.conllu"
@@ -439,7 +439,7 @@ def test_source_sha256_cache_is_used_only_while_the_file_is_unchanged(tmp_path, 
     cache = tmp_path / "sources.json"
     # a file written less than RACY_SECONDS ago is hashed but not cached
     assert build.ingest_fingerprint(files, cache) == build.ingest_fingerprint(files) and not cache.exists()
-    monkeypatch.setattr(build, "RACY_SECONDS", 0)
+    monkeypatch.setattr(ingest_state, "RACY_SECONDS", 0)
     time.sleep(0.05)
     honest = build.ingest_fingerprint(files, cache)
     entry = json.loads(cache.read_text())[str(src)]
@@ -473,6 +473,32 @@ def test_the_depth_limit_is_one_value_read_by_ingest_and_models(tmp_path, monkey
     files = [SourceFile({"name": "fx"}, src, "a.conllu")]
     before = build.ingest_fingerprint(files)
     monkeypatch.setattr(config, "MAX_TREE_DEPTH", 500)
+    assert build.ingest_fingerprint(files) != before
+
+
+def test_the_ingest_code_is_the_import_closure_of_the_ingest_package(tmp_path, monkeypatch):
+    """Issue 28: the ingest fingerprint's code is derived (sphragis.state.module_closure, as the
+    export's state), not listed: the modules of sphragis.ingest and what they import (the worker
+    pool of sphragis.workers, which the hand list left out), the DDL, the named queries the code
+    runs, the pin list; an edit of any of those modules changes the fingerprint."""
+    from sphragis import build, config, ingest_state, state
+    from sphragis.ingest.sources import SourceFile
+
+    read = ingest_state.ingest_reads()
+    assert {"sphragis.ingest.load", "sphragis.ingest.parsers", "sphragis.ingest.sources", "sphragis.workers",
+            "sphragis.config", "sphragis.queries"} <= set(read["modules"])
+    assert "sphragis.build" not in read["modules"] and "sphragis.runner" not in read["modules"]
+    assert {str(config.SQL_DIR / "ddl" / "raw.sql"), str(config.SQL_DIR / "queries" / "ingest_raw_tokens.sql"),
+            str(config.SOURCES_FILE)} <= set(read["files"])
+    assert {"lxml", "pyarrow"} <= set(read["libraries"])
+    src = tmp_path / "a.conllu"
+    src.write_text("1\tlogos\n", encoding="utf-8")
+    files = [SourceFile({"name": "fx"}, src, "a.conllu")]
+    before = build.ingest_fingerprint(files)
+    edited = tmp_path / "workers.py"
+    edited.write_bytes(state.module_file("sphragis.workers").read_bytes() + b"\n# an edit\n")
+    real = state.module_file
+    monkeypatch.setattr(state, "module_file", lambda name: edited if name == "sphragis.workers" else real(name))
     assert build.ingest_fingerprint(files) != before
 
 
@@ -540,3 +566,94 @@ def test_models_and_tests_run_at_once_and_build_the_same_warehouse(proj, tmp_pat
         q = f"select * from {table} order by all"
         assert other.execute(q).fetchall() == con.execute(q).fetchall()
     other.close()
+
+
+def test_the_manifest_is_the_one_the_single_module_runner_wrote(proj, monkeypatch):
+    """Issue 28: the runner became a package with the same behaviour. tests/fixtures/runner_manifest.json
+    is what ``sphragis/runner.py`` (one module, before the split) wrote for this project with the
+    runner version pinned (first build, then a no-change build); the package writes the same
+    models, seeds, sources, tests, edges and fingerprints, with the same statuses. Regenerate the
+    file only for a deliberate change of the manifest or of PROJECT."""
+    import json
+
+    from sphragis.runner import base
+
+    root, con = proj
+    monkeypatch.setattr(base, "RUNNER_VERSION", "golden")
+    first = runner.execute(con, _project(root), source_fingerprints=SRC, workers=1)
+    second = runner.execute(con, _project(root), source_fingerprints=SRC, workers=1)
+    golden = json.loads((Path(__file__).parent / "fixtures" / "runner_manifest.json").read_text(encoding="utf-8"))
+    got = json.loads(json.dumps(first.manifest).replace(str(root), "<root>"))
+    assert got == golden["first"]
+    assert json.loads(json.dumps(first.status)) == golden["first_status"]
+    assert json.loads(json.dumps(second.status)) == golden["second_status"]
+    assert [first.tests_run, first.tests_skipped, second.tests_run, second.tests_skipped] == \
+        golden["tests"] + golden["second_tests"] == [7, 0, 0, 7]
+    assert second.manifest == first.manifest
+
+
+UNIT_TESTS = """
+    unit_tests:
+      - name: nouns_and_verbs_get_their_upos
+        model: int_words
+        description: the pos_map seed (not given) maps n to NOUN and v to VERB; other codes drop
+        given:
+          - input: ref('stg_words')
+            rows:
+              - {form: λόγος, pos: n}
+              - {form: λέγει, pos: v}
+              - {form: καί, pos: c}
+        expect:
+          rows:
+            - {form: λόγος, upos: NOUN}
+            - {form: λέγει, upos: VERB}
+    """
+
+
+def test_unit_tests_run_with_their_model_and_a_wrong_expect_row_fails_the_run(proj):
+    """dbt-style unit tests: the model's SQL on the given rows (not on stg_words' real rows),
+    compared as a multiset with the expected rows; in the manifest under ``unit_test.<model>.<name>``,
+    skipped when nothing changed, rerun when a row changes; a wrong row fails the run naming the yml
+    file and the test, with the rows expected and not produced and the reverse, and stops the
+    models that read the tested one."""
+    root, con = proj
+    yml = root / "models/intermediate/_unit_tests.yml"
+    _write(root, {"models/intermediate/_unit_tests.yml": UNIT_TESTS})
+    rep = runner.execute(con, _project(root), source_fingerprints=SRC)
+    tid = "unit_test.int_words.nouns_and_verbs_get_their_upos"
+    rec = rep.manifest["tests"][tid]
+    assert (rec["model"], rec["test"], rec["status"], rec["depends_on"]) == (
+        "int_words", "unit_test(nouns_and_verbs_get_their_upos)", "pass", ["pos_map", "stg_words"])
+    assert rec["sql"].startswith('-- unit test nouns_and_verbs_get_their_upos of int_words: {"expect": [{"form": "λόγος"')
+    assert rep.tests_run == 8
+    assert runner.execute(con, _project(root), source_fingerprints=SRC).tests_skipped == 8
+
+    _write(root, {"models/intermediate/_unit_tests.yml": UNIT_TESTS.replace("{form: λέγει, upos: VERB}",
+                                                                           "{form: λέγει, upos: NOUN}")})
+    con.execute("drop table mart_counts")
+    with pytest.raises(runner.ModelTestFailure) as exc:
+        runner.execute(con, _project(root), source_fingerprints=SRC, workers=1)
+    assert str(exc.value) == (
+        f"1 data test(s) failed:\n  int_words: {yml}: unit_test(nouns_and_verbs_get_their_upos): 2 failing row(s), "
+        "e.g. problem='expected, not in output', form='λέγει', upos='NOUN'; "
+        "problem='in output, not expected', form='λέγει', upos='VERB'")
+    assert "mart_counts" not in runner.relations(con)  # its input's unit test failed: not started
+
+
+@pytest.mark.parametrize("edit, message", [
+    ("- input: ref('stg_words')", r"_unit_tests\.yml:2: unit test nouns_and_verbs_get_their_upos of int_words: "
+     r"no given rows for stg_words \(every model and source the model reads needs a `given`"),
+    ("- input: ref('mart_counts')", r"_unit_tests\.yml:2: unit test .* of int_words: ref\('mart_counts'\) is not an "
+     r"input of int_words"),
+    ("- input: stg_words", r"_unit_tests\.yml:2: unit test .*: input 'stg_words' is not ref\('x'\) or source"),
+])
+def test_a_malformed_unit_test_names_its_file_and_line(proj, edit, message):
+    root, _con = proj
+    import re
+
+    text = UNIT_TESTS.replace("- input: ref('stg_words')", edit)
+    if edit.endswith("ref('stg_words')"):  # the given removed altogether
+        text = re.sub(r"given:\n.*?(?=        expect:)", "given: []\n", UNIT_TESTS, flags=re.S)
+    _write(root, {"models/intermediate/_unit_tests.yml": text})
+    with pytest.raises(runner.ModelError, match=message):
+        _project(root)

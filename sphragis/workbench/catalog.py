@@ -29,7 +29,7 @@ import duckdb
 
 from .. import config, dag, runner
 from ..queries import relations, renderer
-from ..runner import _tests_of
+from ..runner import tests_of as _tests_of
 
 #: Layers in lineage order (left to right in the picture): the model layers of
 #: :func:`sphragis.runner.layer` (``marts`` shown as ``mart``), the named queries, and the
@@ -137,7 +137,7 @@ def test_label(t: Any) -> str:
         if k == "accepted_values" and isinstance(v, dict):
             return "accepted_values: " + ", ".join(str(x) for x in v.get("values", []))
         if k == "relationships" and isinstance(v, dict):
-            m = runner._REF.search(str(v.get("to", "")))
+            m = runner.REF.search(str(v.get("to", "")))
             return f"relationships: {m.group(1) if m else v.get('to')}.{v.get('field')}"
         if isinstance(v, list):
             return f"{k}: " + ", ".join(str(x) for x in v)
