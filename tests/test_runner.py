@@ -487,7 +487,10 @@ def test_the_ingest_code_is_the_import_closure_of_the_ingest_package(tmp_path, m
     read = ingest_state.ingest_reads()
     assert {"sphragis.ingest.load", "sphragis.ingest.parsers", "sphragis.ingest.sources", "sphragis.workers",
             "sphragis.config", "sphragis.queries"} <= set(read["modules"])
-    assert "sphragis.build" not in read["modules"] and "sphragis.runner" not in read["modules"]
+    assert "sphragis.build" not in read["modules"]
+    # the named queries are rendered by the runner's Jinja environment (ref()/source()), so its
+    # rendering code is read too: an over-approximation that never leaves the raw layer stale
+    assert "sphragis.runner.render" in read["modules"]
     assert {str(config.SQL_DIR / "ddl" / "raw.sql"), str(config.SQL_DIR / "queries" / "ingest_raw_tokens.sql"),
             str(config.SOURCES_FILE)} <= set(read["files"])
     assert {"lxml", "pyarrow"} <= set(read["libraries"])
