@@ -6,7 +6,8 @@
   the dependency graph comes from rendering those calls, and the models run in ``graphlib``
   topological order (ties broken by name, so runs are deterministic).
   ``{{ config(materialized='view') }}`` makes a view instead of a table; ``{{ var('split_seed') }}``
-  reads a build variable.
+  reads a build variable (:func:`project_vars`: ``BUILD_VARS`` and ``projects``, the seed
+  ``source_priority``).
 * **Macros**: every ``sql/macros/*.sql`` file is loaded once and its macros become Jinja globals,
   so a template error names the model file and its own line.
 * **Seeds**: every ``sql/seeds/*.csv`` is loaded as a table named after its stem, and can be
@@ -16,7 +17,9 @@
 * **Schema files**: ``models/**/*.yml`` document models and columns and declare data tests under
   ``data_tests:`` (dbt ≥ 1.8; ``tests:`` is accepted as an alias): ``unique``, ``not_null``,
   ``accepted_values: {values: [...]}``, ``relationships: {to: ref('x'), field: y}``, and
-  model-level ``unique_combination: [cols]`` and ``expression: <sql boolean true on every row>``.
+  model-level ``unique_combination: {combination_of_columns: [cols]}`` and ``expression:
+  {expression: <sql boolean true on every row, may ref()>}`` (arguments also under dbt's
+  ``arguments:`` key; dbt runs the same two from ``sql/dbt/generic_tests.sql``).
   A model's tests run right after it is built (as ``dbt build`` does), so a failing ``int_*`` test
   stops the build before the marts; :class:`ModelTestFailure` names model, column, test and rows.
   Like ``dbt build --threads``, models and tests run :func:`default_workers` at a time on their
@@ -160,8 +163,12 @@ class Project:
         for col in self.schema.get(name, {}).get("columns", []) or []:
             for t in _tests_of(col):
                 if isinstance(t, dict) and "relationships" in t:
-                    m = _REF.search(t["relationships"]["to"])
-                    out.add(m.group(1) if m else t["relationships"]["to"])
+                    to = _test_args(t, "relationships")["to"]
+                    m = _REF.search(to)
+                    out.add(m.group(1) if m else to)
+        for t in _tests_of(self.schema.get(name, {})):
+            if isinstance(t, dict) and "expression" in t:
+                out.update(_REF.findall(_test_args(t, "expression")["expression"]))
         return out
 
     def order(self, only: set[str] | None = None) -> list[str]:
@@ -192,6 +199,21 @@ class Project:
 def _tests_of(spec: dict) -> list:
     """The tests a model or column declares: ``data_tests:`` (dbt ≥ 1.8) plus the ``tests:`` alias."""
     return list(spec.get("data_tests") or []) + list(spec.get("tests") or [])
+
+
+def project_vars() -> dict:
+    """The defaults of ``var()``: :data:`DEFAULT_VARS` and ``projects``, the treebank projects of
+    the seed ``source_priority`` (:func:`sphragis.config.projects`: dicts with project, priority,
+    treebank_source, syntax_scheme, tag_source), highest SPEC §7 priority first. dbt gets the same
+    values from ``dbt_project.yml`` (``tests/test_dbt.py`` checks it)."""
+    return {**DEFAULT_VARS, "projects": [dict(p) for p in projects()]}
+
+
+def _test_args(test: dict, name: str) -> dict:
+    """The arguments of the generic test ``{name: {...}}`` of a schema file, in either of dbt's
+    forms: the keys themselves or (dbt ≥ 1.10) under ``arguments:``."""
+    spec = test[name] or {}
+    return {**(spec.get("arguments") or {}), **{k: v for k, v in spec.items() if k not in ("arguments", "config")}}
 
 
 def _line_of(template: str, name: str) -> int:
@@ -239,9 +261,7 @@ class _Renderer:
         self.rec: dict = {}
         self.variables: dict = {}
         self.env.globals.update(ref=self._ref, source=self._source, config=self._config, var=self._var)
-        # the treebank projects of the seed source_priority (sphragis.config.projects(): dicts with
-        # project, priority, treebank_source, syntax_scheme, tag_source), highest SPEC §7 priority first
-        self.env.globals["projects"] = projects()
+        self.defaults = project_vars()
         for p in macro_files:
             self.texts[str(p)] = p.read_text(encoding="utf-8")
             mod = self._call(str(p), lambda name=str(p): self.env.get_template(name).module)
@@ -265,12 +285,18 @@ class _Renderer:
         return ""
 
     def _var(self, name, default=None):
-        values = {**DEFAULT_VARS, **self.variables}
+        values = {**self.defaults, **self.variables}
         if name in values:
             return values[name]
         if default is not None:
             return default
         raise ModelError(f"unknown var {name!r}")
+
+    def render_string(self, text: str, where: str) -> tuple[str, dict]:
+        """(rendered SQL, record) of a template string from a schema file (``where`` names it)."""
+        self.rec, self.variables = {}, {}
+        sql = self._call(where, lambda: self.env.from_string(text).render())
+        return sql, self.rec
 
     def render(self, path: Path, variables: dict | None = None) -> tuple[str, dict]:
         """(rendered SQL, record of refs/sources/materialized) of the template at ``path``."""
@@ -1126,12 +1152,14 @@ def _compile(project: Project, only: set[str] | None = None) -> list[tuple[str, 
             continue
         for t in _tests_of(spec):
             if isinstance(t, dict) and "unique_combination" in t:
-                cols = ", ".join(t["unique_combination"])
+                cols = ", ".join(_test_args(t, "unique_combination")["combination_of_columns"])
                 out.append((model, f"unique_combination({cols})",
                             f"select {cols}, count(*) as n from {model} group by all having count(*) > 1", [model]))
             elif isinstance(t, dict) and "expression" in t:
-                out.append((model, f"expression({t['expression']})",
-                            f"select * from {model} where not coalesce(({t['expression']}), false)", [model]))
+                # the expression may ref() a seed or model (dbt renders test arguments the same way)
+                expr, rec = _renderer(project).render_string(_test_args(t, "expression")["expression"], spec["_file"])
+                out.append((model, f"expression({expr})", f"select * from {model} where not coalesce(({expr}), false)",
+                            sorted({model, *rec.get("refs", ())})))
             else:
                 raise ModelError(f"{spec['_file']}: unknown model-level test {t!r} on {model}")
         for col in spec.get("columns", []) or []:
@@ -1143,14 +1171,15 @@ def _compile(project: Project, only: set[str] | None = None) -> list[tuple[str, 
                 elif t == "not_null":
                     sql = f"select * from {model} where {c} is null"
                 elif isinstance(t, dict) and "accepted_values" in t:
-                    vals = ", ".join("'" + str(v).replace("'", "''") + "'" for v in t["accepted_values"]["values"])
+                    vals = ", ".join("'" + str(v).replace("'", "''") + "'"
+                                     for v in _test_args(t, "accepted_values")["values"])
                     sql = f"select {c}, count(*) as n from {model} where {c} is not null and {c}::varchar not in ({vals}) group by 1"
                     t = "accepted_values"
                 elif isinstance(t, dict) and "relationships" in t:
-                    to = t["relationships"]["to"]
-                    m = _REF.search(to)
-                    to = m.group(1) if m else to
-                    field_ = t["relationships"]["field"]
+                    args = _test_args(t, "relationships")
+                    m = _REF.search(args["to"])
+                    to = m.group(1) if m else args["to"]
+                    field_ = args["field"]
                     sql = (f"select x.{c}, count(*) as n from {model} x where x.{c} is not null and not exists "
                            f"(select 1 from {to} y where y.{field_} = x.{c}) group by 1")
                     t = f"relationships(to {to}.{field_})"
