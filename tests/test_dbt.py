@@ -89,7 +89,7 @@ def test_dbt_builds_the_fixture_warehouse_the_runner_builds(tmp_path):
         con.close()
     target = tmp_path / "dbt" / "target"
     done = subprocess.run(
-        [str(Path(sys.executable).with_name("dbt")), "build", "--project-dir", str(REPO), "--profiles-dir", str(REPO),
+        [sys.executable, "-m", "dbt.cli.main", "build", "--project-dir", str(REPO), "--profiles-dir", str(REPO),
          "--threads", "2", "--target-path", str(target), "--log-path", str(tmp_path / "dbt" / "logs")],
         env={**os.environ, "SPHRAGIS_WAREHOUSE": str(warehouse), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"},
         capture_output=True, text=True, cwd=tmp_path)
