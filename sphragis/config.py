@@ -131,8 +131,8 @@ DEFAULT_SPLIT_PROFILE = "seed000"
 #: Every build variable (the models' ``var()``) with its default: their one home. The runner
 #: renders the models with these (``runner.DEFAULT_VARS`` is this dict); ``sphragis
 #: export-treebank`` starts from the ``treebank_*`` ones (:data:`TRAINING_TREEBANK_VARS`);
-#: pyproject.toml's sqlfluff stand-in of ``var()`` repeats them for the linter and
-#: tests/test_homes.py checks that it matches. ``min_cell_tokens``: tokens an (author, project)
+#: the linter (``make lint``) and dbt (``dbt_project.yml``, checked by tests/test_dbt.py) render
+#: ``var()`` with the same values. ``min_cell_tokens``: tokens an (author, project)
 #: cell needs to enter mart_rates (SPEC §11); ``min_author_rows``: the split block, the largest
 #: chunk size (seed 000 "Configurations"); ``registry_profile``: the works-registry profile built.
 BUILD_VARS: dict[str, object] = {

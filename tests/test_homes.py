@@ -9,6 +9,7 @@ import ast
 import graphlib
 import hashlib
 import re
+import runpy
 import tomllib
 from pathlib import Path
 
@@ -60,14 +61,13 @@ def test_build_variables_have_one_home():
     assert config.BUILD_VARS["split_seed"] == config.SPLIT_SEED == 776
     assert config.BUILD_VARS["min_author_rows"] == 50 and config.BUILD_VARS["min_cell_tokens"] == 1000
     assert {k: config.BUILD_VARS[k] for k in config.TRAINING_TREEBANK_VARS} == config.TRAINING_TREEBANK_VARS
-    # pyproject's sqlfluff stand-ins (the linter cannot import the package) repeat them exactly
+    # var('projects'): the seed source_priority in priority order
+    assert runner.project_vars() == {**config.BUILD_VARS, "projects": [dict(p) for p in config.projects()]}
+    # the linter (make lint) renders var() with the runner's own defaults, no copy of them
     sqlfluff = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["sqlfluff"]["templater"]
-    var = re.fullmatch(r"\{% macro var\(name\) %\}\{\{ (\{.*\})\[name\] \}\}\{% endmacro %\}",
-                       sqlfluff["jinja"]["macros"]["var"])
-    assert ast.literal_eval(var.group(1)) == config.BUILD_VARS, "update pyproject's sqlfluff var() stand-in"
-    seed = [{k: p[k] for k in ("project", "syntax_scheme", "tag_source")} for p in config.projects()]
-    assert ast.literal_eval(sqlfluff["jinja"]["context"]["projects"]) == seed, (
-        "update pyproject's sqlfluff `projects` stand-in from sql/seeds/source_priority.csv")
+    assert "var" not in sqlfluff["jinja"]["macros"] and "context" not in sqlfluff["jinja"]
+    lint = runpy.run_path(str(REPO / sqlfluff["jinja"]["library_path"] / "__init__.py"))
+    assert lint["var"]("projects") == runner.project_vars()["projects"] and lint["var"]("split_seed") == 776
 
 
 def test_models_take_the_projects_from_the_seed():

@@ -14,8 +14,8 @@
 {#- a form made only of punctuation, symbols and detached elision marks (U+0313, U+02BC) -#}
 {%- set punct_form = "'[\\p{P}\\p{S}\\x{313}\\x{2BC}]+'" %}
 {#- projects whose tag is derived from UPOS+FEATS, and the UD projects (seed source_priority) -#}
-{%- set from_ud = "('" ~ (projects | selectattr('tag_source', 'equalto', 'upos_feats') | map(attribute='project') | join("', '")) ~ "')" %}
-{%- set ud_projects = "('" ~ (projects | selectattr('syntax_scheme', 'equalto', 'UD') | map(attribute='project') | join("', '")) ~ "')" %}
+{%- set from_ud = "('" ~ (var('projects') | selectattr('tag_source', 'equalto', 'upos_feats') | map(attribute='project') | join("', '")) ~ "')" %}
+{%- set ud_projects = "('" ~ (var('projects') | selectattr('syntax_scheme', 'equalto', 'UD') | map(attribute='project') | join("', '")) ~ "')" %}
 with recursive
 
 tokens as (

@@ -4,7 +4,7 @@
 -- falling back to `dep`), plus one row per observed label missing from the seed (`is_mapped`
 -- false: every such token fell back to `dep`). Grain: one row per relation label. The projects
 -- counted (n_<project>) are those with AGDT-style native syntax in the seed source_priority.
-{%- set agdt_projects = projects | selectattr('syntax_scheme', 'equalto', 'AGDT') | map(attribute='project') | list %}
+{%- set agdt_projects = var('projects') | selectattr('syntax_scheme', 'equalto', 'AGDT') | map(attribute='project') | list %}
 with
 
 relation_map as (

@@ -9,7 +9,7 @@
 --   feats_published_types   tokens whose published FEATS carry the feature
 --   tag_rules               tokens whose tag_rule is (or, combined with '+', includes) the rule
 {#- projects whose tag is derived from UPOS+FEATS (seed source_priority, tag_source) -#}
-{%- set from_ud = "('" ~ (projects | selectattr('tag_source', 'equalto', 'upos_feats') | map(attribute='project') | join("', '")) ~ "')" %}
+{%- set from_ud = "('" ~ (var('projects') | selectattr('tag_source', 'equalto', 'upos_feats') | map(attribute='project') | join("', '")) ~ "')" %}
 with
 
 morphology as (select * from {{ ref('int_token_morphology') }}),

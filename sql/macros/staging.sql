@@ -97,9 +97,9 @@ select * from renamed
 
 {%- macro union_staged(entity) -%}
 {#- Every project's staging model for <entity> ('sentences' or 'tokens'), stacked by column name:
-    the projects of the seed source_priority (runner global `projects`), AGDT-scheme ones first,
+    the projects of the seed source_priority (var `projects`), AGDT-scheme ones first,
     each group in priority order (a stable sort). -#}
-{%- for p in projects | sort(attribute='syntax_scheme') %}
+{%- for p in var('projects') | sort(attribute='syntax_scheme') %}
 {% if not loop.first %}union all by name
 {% endif %}select * from {{ ref('stg_' ~ p.project ~ '__' ~ entity) }}
 {%- endfor %}

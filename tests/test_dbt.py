@@ -1,0 +1,122 @@
+"""dbt-core + dbt-duckdb build the warehouse the runner builds, from the same files (issue 28, item 5).
+
+``dbt_project.yml``, ``profiles.yml`` and the plugin ``sphragis.dbt_plugin`` (the Python UDFs) let
+``dbt build`` run the models, seeds, macros, yml data tests, yml ``unit_tests:`` and SQL tests
+with no edit to any ``.sql`` file. The test ingests the fixture sources (``tests/fixtures/sources``,
+laid out by ``test_atomic.tiny_settings``) with the project's own ingest into a DuckDB file, lets
+``dbt build`` (dbt's Python API, ``dbtRunner``) build every model on it, builds the same sources
+with ``sphragis build`` and compares every table and view: columns and types, and rows as multisets
+(floats to 9 significant digits). Skipped only when dbt is not importable (the ``dev`` extra has it).
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+import yaml
+from rich.console import Console
+
+from sphragis import build, config, pins, runner
+from test_atomic import tiny_settings
+
+REPO = Path(__file__).resolve().parents[1]
+#: Tables of the runner's own bookkeeping (the build manifest and log), not models.
+RUNNER_ONLY = {"build_manifest", "build_log"}
+
+
+def test_dbt_project_takes_the_runners_variables():
+    # dbt_project.yml's vars are the runner's var() defaults: BUILD_VARS and the seed source_priority
+    # (priorities as written in the CSV, strings to the runner)
+    project = yaml.safe_load((REPO / "dbt_project.yml").read_text(encoding="utf-8"))
+    dbt_vars = project["vars"]
+    dbt_vars["projects"] = [{k: str(v) for k, v in p.items()} for p in dbt_vars["projects"]]
+    assert dbt_vars == runner.project_vars(), "update dbt_project.yml's vars from sphragis/config.py"
+    assert [p["project"] for p in dbt_vars["projects"]] == config.PROJECT_PRIORITY
+    # the same folders the runner reads
+    assert project["model-paths"] == ["models"] and project["seed-paths"] == ["sql/seeds"]
+    assert project["macro-paths"][0] == "sql/macros" and project["test-paths"] == ["sql/tests"]
+
+
+def _canon(v):
+    if isinstance(v, float):
+        return "NaN" if math.isnan(v) else float(f"{v:.9g}")
+    if isinstance(v, (list, tuple)):
+        return tuple(_canon(x) for x in v)
+    if isinstance(v, dict):
+        return tuple(sorted((str(k), _canon(x)) for k, x in v.items()))
+    return v
+
+
+def _relations(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    return dict(con.execute("select table_name, table_type from information_schema.tables "
+                            "where table_schema = 'main'").fetchall())
+
+
+def _contents(con: duckdb.DuckDBPyConnection, name: str) -> tuple[list, collections.Counter]:
+    cur = con.execute(f'select * from "{name}"')
+    columns = [(d[0], str(d[1])) for d in cur.description]
+    return columns, collections.Counter(map(_canon, cur.fetchall()))
+
+
+def _unit_tests() -> int:
+    """The ``unit_tests:`` entries of the schema files (dbt runs them in ``dbt build``)."""
+    return sum(len((yaml.safe_load(p.read_text(encoding="utf-8")) or {}).get("unit_tests") or [])
+               for p in (REPO / "models").rglob("*.yml"))
+
+
+def test_dbt_builds_the_fixture_warehouse_the_runner_builds(tmp_path):
+    pytest.importorskip("dbt.cli.main", reason="dbt-core is not installed (the dev extra has it)")
+    pytest.importorskip("dbt.adapters.duckdb", reason="dbt-duckdb is not installed (the dev extra has it)")
+
+    # dbt: the raw tables from the project's ingest, then `dbt build` on them (in a child process:
+    # dbt-duckdb keeps its connection to the file open)
+    settings = tiny_settings(tmp_path / "runner")
+    warehouse = tmp_path / "dbt" / "warehouse.duckdb"
+    warehouse.parent.mkdir()
+    con = duckdb.connect(str(warehouse))
+    try:
+        build.ingest_into(con, settings, Console(quiet=True), build.BuildSummary())
+        pins.load_missing_files(con, settings)
+    finally:
+        con.close()
+    target = tmp_path / "dbt" / "target"
+    done = subprocess.run(
+        [sys.executable, "-m", "dbt.cli.main", "build", "--project-dir", str(REPO), "--profiles-dir", str(REPO),
+         "--threads", "2", "--target-path", str(target), "--log-path", str(tmp_path / "dbt" / "logs")],
+        env={**os.environ, "SPHRAGIS_WAREHOUSE": str(warehouse), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"},
+        capture_output=True, text=True, cwd=tmp_path)
+    results = json.loads((target / "run_results.json").read_text(encoding="utf-8"))["results"] \
+        if (target / "run_results.json").is_file() else []
+    failed = [(r["unique_id"], r["status"], r["message"]) for r in results if r["status"] not in ("success", "pass")]
+    assert done.returncode == 0 and not failed, (failed[:10], done.stdout[-3000:])
+    statuses = collections.Counter((r["unique_id"].split(".")[0], r["status"]) for r in results)
+
+    # the runner: the same sources, `sphragis build`
+    build.build(settings, out=Console(quiet=True))
+    project = runner.load_project()
+    n_data_tests = len(runner.compile_tests(project)) + len(project.sql_tests)  # yml data tests and SQL tests
+    assert statuses == {("model", "success"): len(project.models), ("seed", "success"): len(project.seeds),
+                        ("test", "pass"): n_data_tests,
+                        **({("unit_test", "pass"): _unit_tests()} if _unit_tests() else {})}
+
+    ours = duckdb.connect(str(settings.warehouse), read_only=True)
+    theirs = duckdb.connect(str(warehouse), read_only=True)
+    try:
+        expected = {n: t for n, t in _relations(ours).items() if n not in RUNNER_ONLY}
+        assert _relations(theirs) == expected
+        # every model and seed, and the raw tables both read
+        assert set(expected) >= set(project.models) | set(project.seeds) | {"raw_tokens", "pin_missing_files"}
+        differ = [n for n in sorted(expected) if _contents(ours, n) != _contents(theirs, n)]
+        assert differ == []
+        assert ours.execute("select count(*) from int_units").fetchone()[0] > 0
+    finally:
+        ours.close()
+        theirs.close()
