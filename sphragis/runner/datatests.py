@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from .base import CompiledTest, Failure, ModelError
-from .project import REF, tests_of
+from .project import REF, test_args, tests_of
 from .render import renderer
 
 if TYPE_CHECKING:
@@ -19,8 +19,11 @@ if TYPE_CHECKING:
 def data_tests(project: Project, only: set[str] | None = None) -> list[CompiledTest]:
     """Every declared data test (of the models and seeds in ``only``, default all), by model name.
 
-    Model-level ``unique_combination: [cols]`` and ``expression: <sql>``; column-level ``unique``,
-    ``not_null``, ``accepted_values: {values: [...]}``, ``relationships: {to: ref('x'), field: y}``.
+    Model-level ``unique_combination: {combination_of_columns: [cols]}`` and ``expression:
+    {expression: <sql, may ref()>}``; column-level ``unique``, ``not_null``, ``accepted_values:
+    {values: [...]}``, ``relationships: {to: ref('x'), field: y}`` — arguments as dbt takes them,
+    also under ``arguments:`` (:func:`sphragis.runner.project.test_args`); dbt runs the two
+    model-level ones from ``sql/dbt/generic_tests.sql``.
 
     Raises:
         ModelError: an unknown test (names the schema file).
@@ -31,12 +34,15 @@ def data_tests(project: Project, only: set[str] | None = None) -> list[CompiledT
             continue
         for t in tests_of(spec):
             if isinstance(t, dict) and "unique_combination" in t:
-                cols = ", ".join(t["unique_combination"])
+                cols = ", ".join(test_args(t, "unique_combination")["combination_of_columns"])
                 out.append(_case(model, f"unique_combination({cols})",
                                  f"select {cols}, count(*) as n from {model} group by all having count(*) > 1"))
             elif isinstance(t, dict) and "expression" in t:
-                out.append(_case(model, f"expression({t['expression']})",
-                                 f"select * from {model} where not coalesce(({t['expression']}), false)"))
+                # the expression may ref() a seed or model (dbt renders test arguments the same way)
+                expr, rec = renderer(project).render_string(test_args(t, "expression")["expression"], spec["_file"])
+                out.append(_case(model, f"expression({expr})",
+                                 f"select * from {model} where not coalesce(({expr}), false)",
+                                 sorted({model, *rec.get("refs", ())})))
             else:
                 raise ModelError(f"{spec['_file']}: unknown model-level test {t!r} on {model}")
         for col in spec.get("columns", []) or []:
@@ -48,14 +54,15 @@ def data_tests(project: Project, only: set[str] | None = None) -> list[CompiledT
                 elif t == "not_null":
                     sql = f"select * from {model} where {c} is null"
                 elif isinstance(t, dict) and "accepted_values" in t:
-                    vals = ", ".join("'" + str(v).replace("'", "''") + "'" for v in t["accepted_values"]["values"])
+                    vals = ", ".join("'" + str(v).replace("'", "''") + "'"
+                                     for v in test_args(t, "accepted_values")["values"])
                     sql = f"select {c}, count(*) as n from {model} where {c} is not null and {c}::varchar not in ({vals}) group by 1"
                     t = "accepted_values"
                 elif isinstance(t, dict) and "relationships" in t:
-                    to = t["relationships"]["to"]
-                    m = REF.search(to)
-                    to = m.group(1) if m else to
-                    field_ = t["relationships"]["field"]
+                    args = test_args(t, "relationships")
+                    m = REF.search(args["to"])
+                    to = m.group(1) if m else args["to"]
+                    field_ = args["field"]
                     sql = (f"select x.{c}, count(*) as n from {model} x where x.{c} is not null and not exists "
                            f"(select 1 from {to} y where y.{field_} = x.{c}) group by 1")
                     t = f"relationships(to {to}.{field_})"

@@ -80,13 +80,18 @@ class Project:
         return seen & set(self.models)
 
     def test_refs(self, name: str) -> set[str]:
-        """Models that the data tests of ``name`` read (``relationships`` targets)."""
+        """Models and seeds that the data tests of ``name`` read (``relationships`` targets and the
+        ``ref()`` calls of its ``expression`` tests)."""
         out = set()
         for col in self.schema.get(name, {}).get("columns", []) or []:
             for t in tests_of(col):
                 if isinstance(t, dict) and "relationships" in t:
-                    m = REF.search(t["relationships"]["to"])
-                    out.add(m.group(1) if m else t["relationships"]["to"])
+                    to = test_args(t, "relationships")["to"]
+                    m = REF.search(to)
+                    out.add(m.group(1) if m else to)
+        for t in tests_of(self.schema.get(name, {})):
+            if isinstance(t, dict) and "expression" in t:
+                out.update(REF.findall(test_args(t, "expression")["expression"]))
         return out
 
     def order(self, only: set[str] | None = None) -> list[str]:
@@ -117,6 +122,13 @@ class Project:
 def tests_of(spec: dict) -> list:
     """The tests a model or column declares: ``data_tests:`` (dbt ≥ 1.8) plus the ``tests:`` alias."""
     return list(spec.get("data_tests") or []) + list(spec.get("tests") or [])
+
+
+def test_args(test: dict, name: str) -> dict:
+    """The arguments of the generic test ``{name: {...}}`` of a schema file, in either of dbt's
+    forms: the keys themselves or (dbt ≥ 1.10) under ``arguments:`` (``config:`` is not one)."""
+    spec = test[name] or {}
+    return {**(spec.get("arguments") or {}), **{k: v for k, v in spec.items() if k not in ("arguments", "config")}}
 
 
 def _line_of(template: str, name: str) -> int:

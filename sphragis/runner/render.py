@@ -34,6 +34,14 @@ def _bytecode_cache() -> jinja2.BytecodeCache | None:
         return None
 
 
+def project_vars() -> dict:
+    """The defaults of ``var()``: :data:`DEFAULT_VARS` and ``projects``, the treebank projects of
+    the seed ``source_priority`` (:func:`sphragis.config.projects`: dicts with project, priority,
+    treebank_source, syntax_scheme, tag_source), highest SPEC §7 priority first. dbt gets the same
+    values from ``dbt_project.yml`` (``tests/test_dbt.py`` checks it)."""
+    return {**DEFAULT_VARS, "projects": [dict(p) for p in projects()]}
+
+
 class Renderer:
     """One Jinja environment per project: macros are globals; ``ref``/``source``/``config``/``var``
     are globals that act on the render in progress, so macros calling them work too."""
@@ -46,9 +54,7 @@ class Renderer:
         self.variables: dict = {}
         self.rename: dict = {}
         self.env.globals.update(ref=self._ref, source=self._source, config=self._config, var=self._var)
-        # the treebank projects of the seed source_priority (sphragis.config.projects(): dicts with
-        # project, priority, treebank_source, syntax_scheme, tag_source), highest SPEC §7 priority first
-        self.env.globals["projects"] = projects()
+        self.defaults = project_vars()
         for p in macro_files:
             self.texts[str(p)] = p.read_text(encoding="utf-8")
             mod = self._call(str(p), lambda name=str(p): self.env.get_template(name).module)
@@ -72,7 +78,7 @@ class Renderer:
         return ""
 
     def _var(self, name, default=None):
-        values = {**DEFAULT_VARS, **self.variables}
+        values = {**self.defaults, **self.variables}
         if name in values:
             return values[name]
         if default is not None:
@@ -93,6 +99,13 @@ class Renderer:
             sql = self._call(str(path), lambda: self.env.get_template(str(path)).render())
         finally:
             self.rename = {}
+        return sql, self.rec
+
+    def render_string(self, text: str, where: str) -> tuple[str, dict]:
+        """(rendered SQL, record) of a template string from a schema file (``where`` names it in
+        errors), e.g. a data test's ``expression`` that calls ``ref()``."""
+        self.rec, self.variables = {}, {}
+        sql = self._call(where, lambda: self.env.from_string(text).render())
         return sql, self.rec
 
     def _call(self, name: str, fn):
