@@ -56,8 +56,8 @@ from .manifest import manifest, read_manifest, relations
 from .manifest import store as store_manifest
 from .plan import Decision, Plan, plan
 from .load import load_project
-from .project import REF, Model, Project, tests_of
-from .render import render
+from .project import REF, Model, Project, test_args, tests_of
+from .render import project_vars, render
 from .scheduler import RunReport, default_workers, execute, run, run_tests
 from .seeds import load_seeds, seed_column_types, seed_fingerprint
 from .unittests import unit_tests
@@ -66,6 +66,7 @@ __all__ = [
     "DEFAULT_VARS", "MANIFEST_TABLE", "MANIFEST_VERSION", "MAX_WORKERS", "RUNNER_VERSION", "SQL_TESTS_DIR",
     "CompiledTest", "Decision", "Failure", "Model", "ModelError", "ModelTestFailure", "Options", "Plan", "Project",
     "REF", "RunReport", "check", "content_of", "data_tests", "default_workers", "execute", "layer", "load_project",
-    "load_seeds", "manifest", "plan", "read_manifest", "relations", "render", "run", "run_tests",
-    "seed_column_types", "seed_fingerprint", "select_models", "sql_tests", "store_manifest", "tests_of", "unit_tests",
+    "load_seeds", "manifest", "plan", "project_vars", "read_manifest", "relations", "render", "run", "run_tests",
+    "seed_column_types", "seed_fingerprint", "select_models", "sql_tests", "store_manifest", "test_args", "tests_of",
+    "unit_tests",
 ]

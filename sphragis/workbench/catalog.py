@@ -135,7 +135,7 @@ def test_label(t: Any) -> str:
     if isinstance(t, dict) and len(t) == 1:
         (k, v), = t.items()
         if isinstance(v, dict):  # dict arguments, also under dbt's `arguments:`
-            v = runner._test_args(t, k)
+            v = runner.test_args(t, k)
             v = v.get("combination_of_columns", v.get("expression", v)) if k in ("unique_combination", "expression") else v
         if k == "accepted_values" and isinstance(v, dict):
             return "accepted_values: " + ", ".join(str(x) for x in v.get("values", []))
