@@ -1,7 +1,7 @@
 """``sphragis audit``: the leakage audit and the text baselines (SPEC §11; seed 000 "Residual
 leakage").
 
-For each of the eight configurations of an export (``SPHRAGIS_OUT``, default ``dist/sphragis``;
+For each configuration of an export (``SPHRAGIS_OUT``, default ``dist/sphragis``;
 ``data/<config>/<split>-*.parquet``) three linear classifiers are fitted on ``train`` and scored
 (accuracy, macro-F1) on ``validation`` and ``test``:
 
@@ -26,6 +26,11 @@ is SQL (DuckDB over the Parquet files; the named queries ``sql/queries/audit_*.s
 subsampled. A majority-class baseline (the most frequent training label) is reported beside
 each target.
 
+The work is split by job: :mod:`sphragis.audit_features` reads the export and counts the units,
+:mod:`sphragis.audit_fits` fits (every configuration's fits scheduled on the cores, the feature
+restriction and weighting shared by the targets of one feature set), this module writes the
+outputs and runs the command.
+
 Outputs: ``<out>/metadata/leakage_report.json`` (deterministic: sorted keys, 4 decimals, no
 timestamps or timings), ``<out>/metadata/reference_submission.jsonl`` (the text baseline's test
 predictions as a ``sphragis score`` submission, :func:`write_reference`) and the warehouse table
@@ -40,340 +45,22 @@ fails with one clear message.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import duckdb
-import numpy as np
 
 from . import config, state
-from .benchmark import BY_NAME, CHUNK_SIZES, CONFIGS, EVAL_SPLITS, SPLITS, config_of
+from .audit_features import (CHAR_NGRAMS, AuditError, SplitRows, Units, _sklearn, char_wb_counts,  # noqa: F401
+                             config_files, load, split_rows)
+from .audit_fits import (MIN_TRAIN_DF, N_JOBS, RANDOM_STATE, REFERENCE_TASK, SVC_C, TASKS,  # noqa: F401
+                         audit_config, fit_and_score, overlap_twins, run_audit)
+from .benchmark import CHUNK_SIZES, CONFIGS, EVAL_SPLITS, SPLITS, config_of  # noqa: F401
 from .files import rounded, write_json
 from .queries import query
-
-#: Classifier settings (recorded in the report).
-SVC_C = 0.5
-RANDOM_STATE = 0
-MIN_TRAIN_DF = 2
-#: Parallel one-vs-rest fits (the audit's time budget is set for a 2-core machine).
-N_JOBS = 2
-CHAR_NGRAMS = (1, 4)
-
-#: (feature set, target) pairs fitted per configuration.
-TASKS = (("markup", "author"), ("markup", "project"), ("text", "author"))
-#: The fit whose test predictions become the reference submission (:mod:`sphragis.submission`).
-REFERENCE_TASK = ("text", "author")
-
-
-class AuditError(RuntimeError):
-    """The export is missing, incomplete or malformed, or scikit-learn is not installed."""
-
-
-def _sklearn():
-    """Import scikit-learn lazily (optional extra)."""
-    import importlib
-
-    try:
-        for name in ("scipy.sparse", "sklearn"):
-            importlib.import_module(name)
-    except ImportError as exc:  # pragma: no cover - exercised only without the extra
-        raise AuditError("the leakage audit needs scikit-learn: pip install 'sphragis-warehouse[audit]' "
-                         f"(or the dev extra) ({exc})") from exc
-
-
-# --------------------------------------------------------------------------------------------
-# reading the export and extracting features (DuckDB)
-
-
-def config_files(out: Path, configs: tuple[str, ...] = CONFIGS) -> dict[str, dict[str, Path]]:
-    """The Parquet file of every (configuration, split) in the export directory ``out``.
-
-    Raises:
-        AuditError: a configuration or split has no ``data/<config>/<split>-*.parquet`` file
-            (the message names the missing path), or it has more than one shard.
-    """
-    files: dict[str, dict[str, Path]] = {}
-    for cfg in configs:
-        files[cfg] = {}
-        for split in SPLITS:
-            found = sorted((out / "data" / cfg).glob(f"{split}-*.parquet"))
-            if len(found) != 1:
-                raise AuditError(f"{out / 'data' / cfg / (split + '-00000-of-00001.parquet')}: "
-                                 f"expected exactly one file, found {len(found)}; run `sphragis export` first")
-            files[cfg][split] = found[0]
-    return files
-
-
-@dataclass
-class Units:
-    """Every distinct unit (by ``dedup_key``) of the audited configurations.
-
-    Attributes:
-        n: number of units; unit ``k`` is row ``k`` of the matrices.
-        markup: scipy CSR (n × len(markup_vocab)) of markup feature counts.
-        markup_vocab: feature names, sorted (column order of ``markup``).
-        text: scipy CSR (n × len(text_vocab)) of character n-gram counts of the unit text.
-        text_vocab: the n-grams (column order of ``text``).
-    """
-
-    n: int
-    markup: Any
-    markup_vocab: list[str]
-    text: Any
-    text_vocab: list[str] = field(repr=False)
-
-
-@dataclass
-class SplitRows:
-    """One (configuration, split): rows × units incidence and the two labels per row."""
-
-    incidence: Any
-    authors: np.ndarray
-    projects: np.ndarray
-    ids: np.ndarray
-
-
-def load(files: dict[str, dict[str, Path]]) -> tuple[duckdb.DuckDBPyConnection, Units]:
-    """Read every file into an in-memory DuckDB and count the unit features once.
-
-    Returns:
-        (connection holding ``audit_rows`` and ``audit_units``, :class:`Units`).
-
-    Raises:
-        AuditError: a file lacks a required column, or rows disagree on a unit's length.
-    """
-    import scipy.sparse as sp
-
-    import pyarrow as pa
-
-    con = duckdb.connect()
-    inputs = pa.table({
-        "path": [str(path) for splits in files.values() for path in splits.values()],
-        "cfg": [cfg for cfg, splits in files.items() for _ in splits],
-        "split": [split for splits in files.values() for split in splits],
-    })
-    con.register("audit_inputs", inputs)
-    try:
-        _temp_table(con, "audit_files", query("audit_files"), {"paths": inputs.column("path").to_pylist()})
-    except duckdb.Error as exc:
-        raise AuditError(f"cannot read the export's Parquet files: {exc}") from exc
-    con.unregister("audit_inputs")
-    bad = con.execute(query("audit_ragged_rows")).fetchone()
-    if bad:
-        raise AuditError(f"{files[bad[0]][bad[1]]}: row {bad[2]} has lists of different lengths "
-                         "(dedup_key, text, conllu and treebank_source need one entry per unit)")
-    _temp_table(con, "audit_units", query("audit_units"))
-    _temp_table(con, "audit_rows", query("audit_rows"))
-    _temp_table(con, "audit_tokens", query("audit_tokens"))
-    con.execute("drop table audit_files")
-    n = con.table("audit_units").count("*").fetchall()[0][0]
-
-    _temp_table(con, "audit_markup", query("audit_markup"))
-    vocab = [f for (f,) in con.execute(query("audit_vocabulary")).fetchall()]
-    trip = con.execute(query("audit_markup_triplets")).fetchnumpy()
-    markup = sp.csr_matrix((trip["n"].astype(np.float64), (trip["unit_idx"], trip["j"])), shape=(n, len(vocab)))
-
-    texts = [t for (t,) in con.execute(query("audit_texts")).fetchall()]
-    text, text_vocab = char_wb_counts(texts)
-    return con, Units(n=n, markup=markup, markup_vocab=vocab, text=text, text_vocab=text_vocab)
-
-
-def char_wb_counts(texts: list[str]) -> tuple[Any, list[str]]:
-    """The ``CountVectorizer(analyzer="char_wb", ngram_range=CHAR_NGRAMS, lowercase=False)`` counts
-    of ``texts``, counted once per distinct word instead of once per occurrence.
-
-    ``char_wb`` n-grams never cross a word boundary (each whitespace-separated word is padded with
-    one space and cut alone), so a text's counts are the sum of its words' counts: texts × words
-    (occurrences) @ words × n-grams. Same columns (the sorted n-grams), same values (sums of
-    integers, exact in float64) as counting every text; about five times less Python work on the
-    real export (54,319 units, far fewer distinct words than word occurrences).
-
-    Returns:
-        (CSR float64 matrix len(texts) × len(vocabulary), the n-grams in column order).
-    """
-    import scipy.sparse as sp
-    from sklearn.feature_extraction.text import CountVectorizer
-
-    word_idx: dict[str, int] = {}
-    rows, cols = [], []
-    for i, t in enumerate(texts):
-        for w in t.split():  # the words char_wb cuts (it splits on whitespace the same way)
-            rows.append(i)
-            cols.append(word_idx.setdefault(w, len(word_idx)))
-    occurrences = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(texts), len(word_idx)))
-    cv = CountVectorizer(analyzer="char_wb", ngram_range=CHAR_NGRAMS, lowercase=False, dtype=np.float64)
-    per_word = cv.fit_transform(list(word_idx)).tocsr()
-    counts = (occurrences @ per_word).tocsr()
-    counts.sort_indices()
-    return counts, list(cv.get_feature_names_out())
-
-
-def _temp_table(con: duckdb.DuckDBPyConnection, name: str, sql: str, params: dict | None = None) -> None:
-    """Create the temporary table ``name`` holding the result of ``sql`` (a named query)."""
-    con.execute(f"create temp table {name} as " + sql, params)
-
-
-def split_rows(con: duckdb.DuckDBPyConnection, units: Units, cfg: str, split: str) -> SplitRows:
-    """Incidence (rows × units, 1 where the row holds the unit) and author / project labels.
-
-    The project of a row is the most frequent ``treebank_source`` of its units (ties: the
-    earliest unit); for ``_1`` rows simply the chosen parse's.
-    """
-    import scipy.sparse as sp
-
-    params = {"cfg": cfg, "split": split}
-    n_rows = con.execute("select count(*) from audit_rows where cfg = $cfg and split = $split", params).fetchone()[0]
-    inc = con.execute(query("audit_split_incidence"), params).fetchnumpy()
-    incidence = sp.csr_matrix((np.ones(len(inc["r"])), (inc["r"], inc["unit_idx"])), shape=(n_rows, units.n))
-    labels = con.execute(query("audit_split_labels"), params).fetchall()
-    return SplitRows(incidence=incidence,
-                     authors=np.array([a for _, a, _, _ in labels], dtype=object),
-                     projects=np.array([p for _, _, p, _ in labels], dtype=object),
-                     ids=np.array([i for _, _, _, i in labels], dtype=object))
-
-
-# --------------------------------------------------------------------------------------------
-# classification
-
-
-def _scores(y_true: np.ndarray, y_pred: np.ndarray) -> dict[str, float]:
-    from sklearn.metrics import accuracy_score, f1_score
-
-    return {"accuracy": float(accuracy_score(y_true, y_pred)),
-            "macro_f1": float(f1_score(y_true, y_pred, average="macro", zero_division=0))}
-
-
-def fit_and_score(x_train, y_train: np.ndarray, evals: dict[str, tuple[Any, np.ndarray]],
-                  predictions_of: tuple[str, ...] = ()) -> dict[str, Any]:
-    """Restrict to features of >= MIN_TRAIN_DF training rows, sublinear TF-IDF, LinearSVC.
-
-    Args:
-        x_train: CSR counts (rows × features) of the training rows.
-        y_train: their labels.
-        evals: split name → (CSR counts with the same columns, labels).
-        predictions_of: evaluation splits whose predictions are returned too.
-
-    Returns:
-        {"n_features": int, "n_classes": int, "seconds": float, "<split>": {"accuracy", "macro_f1"},
-        "majority": {"<split>": {...}}} (accuracy and macro-F1 as fractions), and with ``predictions_of``
-        "predictions": {"<split>": [label per row, in row order]}.
-    """
-    from joblib import parallel_config
-    from sklearn.feature_extraction.text import TfidfTransformer
-    from sklearn.multiclass import OneVsRestClassifier
-    from sklearn.svm import LinearSVC
-
-    t0 = time.perf_counter()
-    df = np.asarray((x_train > 0).sum(axis=0)).ravel()
-    keep = np.flatnonzero(df >= MIN_TRAIN_DF)
-    tfidf = TfidfTransformer(sublinear_tf=True)
-    xt = tfidf.fit_transform(x_train[:, keep])
-    classes, counts = np.unique(y_train, return_counts=True)
-    majority = classes[np.argmax(counts)]  # np.unique sorts, so ties go to the first label
-    out: dict[str, Any] = {"n_features": int(len(keep)), "n_classes": int(len(classes)), "majority": {}}
-    if len(classes) < 2:
-        model = None
-    else:
-        # one binary problem per class, N_JOBS at a time in threads (liblinear releases the GIL);
-        # deterministic: each is fitted with the same random_state. The dual solver is the
-        # fastest here for both feature sets (measured on sentence_1).
-        model = OneVsRestClassifier(
-            LinearSVC(C=SVC_C, dual=True, random_state=RANDOM_STATE, max_iter=5000), n_jobs=N_JOBS)
-        with parallel_config(backend="threading", n_jobs=N_JOBS):
-            model.fit(xt, y_train)
-    for split, (x, y) in evals.items():
-        if model is None:
-            pred = np.array([majority] * x.shape[0], dtype=object)
-        else:
-            pred = model.predict(tfidf.transform(x[:, keep]))
-        out[split] = _scores(y, pred)
-        if split in predictions_of:
-            out.setdefault("predictions", {})[split] = [str(label) for label in pred]
-        out["majority"][split] = _scores(y, np.array([majority] * len(y), dtype=object))
-    out["seconds"] = time.perf_counter() - t0
-    return out
-
-
-def overlap_twins(out: Path) -> dict[str, dict[str, list[str]]] | None:
-    """The evaluation rows with a near-twin in train, ``{config: {split: [id, ...]}}``, from the
-    export's ``metadata/overlap_twins.json`` (SPEC §7.1); None when the export has no such file."""
-    path = out / config.OVERLAP_TWINS
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
-
-
-def audit_config(con: duckdb.DuckDBPyConnection, units: Units, cfg: str,
-                 twins: dict[str, list[str]] | None = None) -> dict[str, Any]:
-    """Fit and score the three classifiers of one configuration (see module docstring); ``twins``:
-    the configuration's entry of :func:`overlap_twins` (text → author is also scored without them)."""
-    rows = {split: split_rows(con, units, cfg, split) for split in SPLITS}
-    result: dict[str, Any] = {
-        "track": BY_NAME[cfg].track,
-        "chunk_size": BY_NAME[cfg].chunk_target_size,
-        "rows": {split: int(rows[split].incidence.shape[0]) for split in SPLITS},
-        "n_authors": int(len(set(rows["train"].authors))),
-        "projects": {split: sorted({str(p) for p in rows[split].projects}) for split in SPLITS},
-    }
-    # on the source-held-out track a held-out project may have no training row at all: a project
-    # classifier cannot predict it, so its rows count as errors (stated, not hidden)
-    result["eval_projects_not_in_train"] = sorted(
-        (set(result["projects"]["validation"]) | set(result["projects"]["test"])) - set(result["projects"]["train"]))
-    matrices = {"markup": units.markup, "text": units.text}
-    row_counts: dict[str, dict[str, Any]] = {}  # the current feature set's, shared by its targets
-    for feature_set, target in TASKS:
-        if feature_set not in row_counts:  # TASKS lists a feature set's targets together
-            u = matrices[feature_set]
-            row_counts = {feature_set: {split: (rows[split].incidence @ u).tocsr() for split in SPLITS}}
-        xs = row_counts[feature_set]
-        ys = {split: (rows[split].authors if target == "author" else rows[split].projects) for split in SPLITS}
-        evals = {s: (xs[s], ys[s]) for s in EVAL_SPLITS}
-        if feature_set == "text" and twins is not None:
-            keep = {s: ~np.isin(rows[s].ids, twins.get(s, [])) for s in EVAL_SPLITS}
-            evals |= {f"{s}_without_twins": (xs[s][keep[s]], ys[s][keep[s]]) for s in EVAL_SPLITS}
-            result["rows_without_twins"] = {s: int(keep[s].sum()) for s in EVAL_SPLITS}
-        result[f"{feature_set}_{target}"] = fit_and_score(
-            xs["train"], ys["train"], evals,
-            predictions_of=("test",) if (feature_set, target) == REFERENCE_TASK else ())
-    return result
-
-
-def run_audit(out: Path, configs: tuple[str, ...] = CONFIGS, progress: bool = False) -> dict[str, Any]:
-    """Audit every configuration of the export in ``out``.
-
-    Returns:
-        {config: :func:`audit_config` result} (raw floats, fit times included).
-
-    Raises:
-        AuditError: scikit-learn missing, or the export incomplete (names the file).
-    """
-    _sklearn()
-    files = config_files(out, configs)
-    t0 = time.perf_counter()
-    con, units = load(files)
-    twins = overlap_twins(out)
-    if progress:
-        print(f"audit: {units.n:,} distinct units, {len(units.markup_vocab):,} markup features, "
-              f"{len(units.text_vocab):,} character n-grams ({time.perf_counter() - t0:.1f}s)", file=sys.stderr)
-    results = {}
-    try:
-        for cfg in configs:
-            t1 = time.perf_counter()
-            results[cfg] = audit_config(con, units, cfg, None if twins is None else twins.get(cfg, {}))
-            results[cfg]["seconds"] = time.perf_counter() - t1
-            if progress:
-                r = results[cfg]
-                print(f"audit: {cfg:20s} markup→author {r['markup_author']['test']['accuracy']:.3f}  "
-                      f"markup→project {r['markup_project']['test']['accuracy']:.3f}  "
-                      f"text→author {r['text_author']['test']['accuracy']:.3f}  ({r['seconds']:.1f}s)",
-                      file=sys.stderr)
-    finally:
-        con.close()
-    return results
-
 
 # --------------------------------------------------------------------------------------------
 # outputs
@@ -561,7 +248,7 @@ def reusable_results(out: Path, configs: tuple[str, ...] = CONFIGS
     return (doc.get("results") if not changed else None), changed, now
 
 
-def _cmd_audit(args: argparse.Namespace) -> int:
+def _cmd_audit(args: argparse.Namespace, on_step=None) -> int:
     settings = config.settings()
     out = Path(args.out) if args.out else settings.out
     t0 = time.perf_counter()
@@ -576,11 +263,13 @@ def _cmd_audit(args: argparse.Namespace) -> int:
         how = (f"up to date (nothing it reads changed since the last audit: exported files, code, named queries, "
                f"libraries): results of {store.path} reused, not fitted again;")
     else:
-        results = run_audit(out, configs, progress=not args.quiet)
+        results = run_audit(out, configs, progress=not args.quiet, on_step=on_step)
         reads = audit_reads(out, configs)
         store.save({"reads": reads, "digests": state.settle(at_start, state.digests(reads)), "results": results})
         how = ("fitted;" if changed in state.NOTHING_TO_COMPARE
                else f"fitted (changed since the last audit: {state.describe(changed)});")
+    if on_step:
+        on_step("audit: outputs")
     path = write_report(report_document(results), out)
     reference = write_reference(out, results)
     card_note = rerender_card(out)
@@ -635,7 +324,7 @@ def register(subparsers) -> None:
         "queries, the libraries (--full fits again). Needs scikit-learn (extra 'audit').")
     a.add_argument("--out", help="export directory (default: SPHRAGIS_OUT)")
     a.add_argument("--config", action="append", choices=CONFIGS, metavar="CONFIG",
-                   help="audit only this configuration (repeatable; default all eight)")
+                   help="audit only this configuration (repeatable; default all)")
     a.add_argument("--report", action="store_true", help="also render the human-readable report")
     add_report_dir_option(a)
     a.add_argument("--quiet", action="store_true", help="no progress output")

@@ -22,11 +22,15 @@ tree) and keeps the peak per step (:mod:`sphragis.measure`). One run measures, i
    :data:`LONG_FLAT_TOKENS` tokens (every token under the root), a chain of
    :data:`LONG_CHAIN_TOKENS` (each token under the previous one, the deepest tree the build
    accepts) and a cycle as long; time, CPU and peak RSS of both and the models that took longest.
-
-6. **what users wait for**, after those: ``sphragis audit --full`` and ``sphragis export-treebank``
+7. **what users wait for**, after those: ``sphragis audit --full`` and ``sphragis export-treebank``
    (with the UD validator, its cache cleared) as children of their own, each with wall time, CPU
    and peak RSS, and ``make export`` end to end from unpacked sources = the full build + full
-   export of step 2 + the audit (wall and CPU summed, peak RSS the largest).
+   export of step 2 + the audit (wall and CPU summed, peak RSS the largest), and its ratio to the
+   parse floor;
+8. **the CPU-second budget** (:func:`budget`): per step of ``make export`` (the build's steps,
+   the export, the audit's load, fits and outputs) and of ``make treebank``, its CPU seconds (the
+   child's own and its workers', :class:`sphragis.measure.Sampler`), its share of ``make export``'s
+   CPU, its peak RSS and what it buys (:data:`BUYS`).
 
 ``--fraction F`` runs all of it on a deterministic fraction of the source files (as the growth
 builds choose them) without the growth builds: a smoke run of a few minutes.
@@ -221,7 +225,7 @@ def child_main(mode: str, report_path: Path, *, full: bool, seeds: str | None) -
 
             sampler.step("audit")
             data["exit"] = audit._cmd_audit(argparse.Namespace(out=None, config=None, full=True, quiet=True,
-                                                               report=False))
+                                                               report=False), on_step=sampler.step)
         elif mode == "treebank":
             from .export import treebank
 
@@ -241,6 +245,7 @@ def child_main(mode: str, report_path: Path, *, full: bool, seeds: str | None) -
         data["error"] = f"{type(exc).__name__}: {exc}"
     data["seconds"] = time.perf_counter() - t0
     data["peak_rss_by_step"] = sampler.stop()
+    data["cpu_by_step"] = sampler.cpu
     report_path.write_text(json.dumps(data, default=str), encoding="utf-8")
     return 0 if data["ok"] else 1
 
@@ -274,9 +279,10 @@ def scenario(name: str, env: dict, work: Path, *, full: bool = False, seeds: Pat
 
 
 def _figure(r: dict) -> dict:
-    """Wall, CPU and peak RSS of one child's result."""
+    """Wall, CPU and peak RSS of one child's result, and its CPU and peak RSS per step."""
     return {"ok": r.get("ok", False), "wall_seconds": r.get("wall_seconds"), "cpu_seconds": r.get("cpu_seconds"),
-            "peak_rss_bytes": max([*r.get("peak_rss_by_step", {}).values(), 0]), "error": r.get("error")}
+            "peak_rss_bytes": max([*r.get("peak_rss_by_step", {}).values(), 0]), "error": r.get("error"),
+            "cpu_by_step": r.get("cpu_by_step", {}), "peak_rss_by_step": r.get("peak_rss_by_step", {})}
 
 
 def waits(full: dict, env: dict, work: Path) -> dict[str, dict]:
@@ -294,6 +300,52 @@ def waits(full: dict, env: dict, work: Path) -> dict[str, dict]:
                           "cpu_seconds": sum(p["cpu_seconds"] or 0.0 for p in parts),
                           "peak_rss_bytes": max(p["peak_rss_bytes"] for p in parts), "error": None}
     return out
+
+
+#: What a second of each measured step buys (the CPU-second budget of ``make bench``): the step
+#: names are the build's ``on_step`` steps, the export, the audit's steps and the treebank export.
+BUYS = {
+    "start": "the child process's start: Python and library imports",
+    "check sources": "sha256 check of the pinned source files: an edited or unpinned file is refused (SPEC §2)",
+    "plan": "fingerprints of models, seeds and raw tables: what must be rebuilt",
+    "copy warehouse": "the new warehouse beside the old one, swapped in only on success",
+    "ingest": "parse + load: every file, sentence and token in the lossless raw layer, rejects with reasons (§2)",
+    "models": "the SQL models (normalization §3-§5, curation §6, dedup, overlap and splits §7-§8, "
+              "variation §11) and their data tests",
+    "record contents": "row hashes of every table: changes made behind the build's back are noticed",
+    "swap": "checkpoint and atomic replacement of the warehouse",
+    "export": "every published unit through the CoNLL 2018 loader, the Parquet configurations and the card (§9-§10)",
+    "audit": "the audit's start: the state check (the fits are reused when nothing they read changed)",
+    "audit: load": "the export read once, markup and character n-gram counts per distinct unit",
+    "audit: fits": "the leaderboard's floor and baselines: markup→author, markup→project, text→author "
+                   "LinearSVC fits of every configuration (§11)",
+    "audit: outputs": "leakage report, reference submission, card re-rendered, audit_results table",
+    "treebank": "the leakage-clean CoNLL-U training treebank, both loaders and the UD validator (levels 1-5)",
+}
+
+
+def budget(waits_: dict[str, dict]) -> list[dict]:
+    """The CPU-second budget of ``make export`` (build, export, audit) and ``make treebank``: per
+    measured step (:data:`BUYS`, in the order run) its CPU seconds (user + system, the workers it
+    waited for included), its share of the ``make export`` CPU, its peak RSS and what it buys.
+
+    Returns:
+        ``[{"step", "part", "cpu_seconds", "share_of_make_export", "peak_rss_bytes", "buys"}]``;
+        a part measured without steps (an older child) is one row named after the part.
+    """
+    total = (waits_.get("make export") or {}).get("cpu_seconds") or 0.0
+    rows = []
+    for part in ("build", "export", "audit", "treebank"):
+        w = waits_.get(part) or {}
+        steps = dict(w.get("cpu_by_step") or {})
+        if not steps and w.get("cpu_seconds") is not None:
+            steps = {part: w["cpu_seconds"]}
+        for name, cpu in steps.items():
+            rows.append({"step": name, "part": part, "cpu_seconds": cpu,
+                         "share_of_make_export": cpu / total if total and part != "treebank" else None,
+                         "peak_rss_bytes": (w.get("peak_rss_by_step") or {}).get(name, w.get("peak_rss_bytes")),
+                         "buys": BUYS.get(name, "")})
+    return rows
 
 
 def steps_of(res: dict) -> dict[str, dict]:
@@ -365,6 +417,7 @@ def run_bench(json_path: Path = DEFAULT_JSON, workdir: Path | None = None, keep:
                                               work, full=True))
         report["long_sentence"] = long_sentence_runs(files, work)
         report["waits"] = waits(runs["full"], env, work)
+        report["budget"] = budget(report["waits"])
         floors.append(parse_floor(files))
         report["floor"] = min(floors, key=lambda f: f["seconds"])
         report["runs"] = runs
@@ -411,7 +464,10 @@ def _figures(report: dict) -> dict:
     # that work can take less wall time, so it bounds the ratio from below without less work
     cpu, cpus = runs["full"].get("cpu_seconds"), report.get("cpus") or 1
     bound = cpu / cpus if full and cpu else None
+    end = (report.get("waits") or {}).get("make export") or {}
+    end_wall = end.get("wall_seconds") if end.get("ok") else None
     return {"floor_seconds": floor, "full_seconds": full, "ratio": full / floor if full else None,
+            "make_export_seconds": end_wall, "make_export_ratio": end_wall / floor if end_wall else None,
             "full_cpu_seconds": cpu if full else None, "cores_busy": cpu / full if full and cpu else None,
             "cpu_bound_seconds": bound, "cpu_bound_ratio": bound / floor if bound else None,
             "no_change_share": share["no_change"], "edit_share": share["edit"], "peak_rss_bytes": peak,
@@ -471,6 +527,13 @@ def print_report(report: dict) -> None:
         for k, w in report["waits"].items():
             print(f"{k:<14}{secs(w['wall_seconds'])}{secs(w['cpu_seconds'])}{gib(w['peak_rss_bytes']):>11}"
                   + ("" if w["ok"] else f"   FAILED: {w.get('error')}"))
+        if fig.get("make_export_ratio"):
+            print(f"make export end to end / parse floor: {fig['make_export_ratio']:.1f}")
+    if report.get("budget"):
+        print("\nCPU-second budget (make export = build + export + audit; then make treebank):")
+        for b in report["budget"]:
+            share = f"{b['share_of_make_export']:6.1%}" if b["share_of_make_export"] is not None else "     -"
+            print(f"  {b['step']:<16}{secs(b['cpu_seconds'])} {share}  {b['buys']}")
     g = report.get("growth", {})
     if g:
         fracs = sorted(g["sizes"])

@@ -11,13 +11,24 @@ import time
 import psutil
 
 
+def process_cpu() -> float:
+    """CPU seconds (user + system) of this process and of the children it has waited for."""
+    import resource  # Unix only: imported here, so that the CLI still loads elsewhere
+
+    return sum(ru.ru_utime + ru.ru_stime for ru in (resource.getrusage(resource.RUSAGE_SELF),
+                                                    resource.getrusage(resource.RUSAGE_CHILDREN)))
+
+
 class Sampler:
     """Samples the summed RSS of this process and its descendants (psutil) every ``interval``
-    seconds in a thread, keeping the peak per step (``step`` sets the current one)."""
+    seconds in a thread, keeping the peak per step (``step`` sets the current one); ``cpu`` holds
+    each step's CPU seconds (:func:`process_cpu` between its start and the next step's)."""
 
     def __init__(self, interval: float = 0.1):
         self.proc, self.interval, self.current = psutil.Process(), interval, "start"
         self.peaks: dict[str, int] = {}
+        self.cpu: dict[str, float] = {}
+        self._cpu_at = process_cpu()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, daemon=True)
         self._thread.start()
@@ -37,13 +48,20 @@ class Sampler:
 
     def step(self, name: str) -> None:
         self.sample()
+        self._close_cpu()
         self.current = name
         self.sample()
+
+    def _close_cpu(self) -> None:
+        now = process_cpu()
+        self.cpu[self.current] = self.cpu.get(self.current, 0.0) + now - self._cpu_at
+        self._cpu_at = now
 
     def stop(self) -> dict[str, int]:
         self._stop.set()
         self._thread.join()
         self.sample()
+        self._close_cpu()
         return self.peaks
 
 

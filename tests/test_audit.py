@@ -266,3 +266,12 @@ def test_char_wb_counts_per_distinct_word_equal_countvectorizer():
     assert vocab == list(cv.get_feature_names_out())
     assert (counts != expected).nnz == 0 and counts.shape == (4, len(vocab))
     assert counts[1, vocab.index(" ἄει")] == 2
+
+
+def test_a_configuration_without_rows_is_left_out_and_named(tmp_path, capsys):
+    # `make bench --fraction 0.05`: the work-held-out track has no rows at all on 5 % of the sources
+    make_export(tmp_path, 1, "sentence_1")
+    make_export(tmp_path, 1, "work_held_out_1", {"train": 0, "validation": 0, "test": 0})
+    got = audit.run_audit(tmp_path, ("sentence_1", "work_held_out_1"))
+    assert list(got) == ["sentence_1"] and got["sentence_1"]["text_author"]["test"]["accuracy"] == 1.0
+    assert "audit: work_held_out_1: no rows in train, validation, test: not audited" in capsys.readouterr().err

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from sphragis import bench
+from sphragis.benchmark import CONFIGS
 
 
 def _child(wall: float, cpu: float, rss: int, ok: bool = True) -> dict:
@@ -24,7 +27,8 @@ def test_waits_measures_audit_and_treebank_and_sums_make_export(monkeypatch, tmp
     full = {"ok": True, "build": _child(60.0, 100.0, 1500), "export": _child(15.0, 20.0, 1200)}
     w = bench.waits(full, {}, Path(tmp_path))
     assert calls == [("audit", ("--full",)), ("treebank", ("--full",))]
-    assert w["audit"] == {"ok": True, "wall_seconds": 20.0, "cpu_seconds": 30.0, "peak_rss_bytes": 900, "error": None}
+    assert w["audit"] == {"ok": True, "wall_seconds": 20.0, "cpu_seconds": 30.0, "peak_rss_bytes": 900, "error": None,
+                          "cpu_by_step": {}, "peak_rss_by_step": {"start": 1, "x": 900}}
     assert w["treebank"]["wall_seconds"] == 100.0 and w["treebank"]["peak_rss_bytes"] == 700
     assert w["make export"] == {"ok": True, "wall_seconds": 95.0, "cpu_seconds": 150.0, "peak_rss_bytes": 1500,
                                 "error": None}
@@ -34,3 +38,34 @@ def test_waits_skips_the_children_after_a_failed_build(monkeypatch, tmp_path):
     monkeypatch.setattr(bench, "run_child", lambda *a, **k: (_ for _ in ()).throw(AssertionError("ran")))
     w = bench.waits({"ok": False, "build": _child(5.0, 5.0, 10, ok=False), "export": {"ok": False}}, {}, Path(tmp_path))
     assert not w["audit"]["ok"] and not w["treebank"]["ok"] and not w["make export"]["ok"]
+
+
+def test_budget_of_a_real_audit_child_has_its_steps_cpu(tmp_path):
+    """A real ``--child audit`` on a tiny export of every configuration: its CPU per step (start,
+    state check, load, fits, outputs) adds up to the child's CPU, and the budget names each step."""
+    import os
+
+    pytest.importorskip("sklearn")
+    from test_audit import make_export
+
+    out = tmp_path / "out"
+    for cfg in CONFIGS:
+        make_export(out, 1, cfg, {"train": 4, "validation": 2, "test": 2})
+    env = {**os.environ, "SPHRAGIS_OUT": str(out), "SPHRAGIS_WAREHOUSE": str(tmp_path / "none.duckdb")}
+    r = bench.run_child("audit", env, tmp_path, "tiny", "--full")
+    assert r["ok"], r.get("error")
+    assert list(r["cpu_by_step"]) == ["start", "audit", "audit: load", "audit: fits", "audit: outputs"]
+    assert r["cpu_by_step"]["audit: fits"] > 0 and r["cpu_by_step"]["audit: load"] > 0
+    assert 0.5 * r["cpu_seconds"] <= sum(r["cpu_by_step"].values()) <= r["cpu_seconds"] + 0.1
+    assert (out / "metadata" / "leakage_report.json").is_file()
+    waits = {"build": bench._figure(_child(1.0, 6.0, 10)), "export": bench._figure(_child(1.0, 2.0, 10)),
+             "audit": bench._figure(r)}
+    waits["make export"] = {"ok": True, "wall_seconds": 3.0, "cpu_seconds": 8.0 + r["cpu_seconds"], "peak_rss_bytes": 10}
+    rows = bench.budget(waits)
+    assert [(b["part"], b["step"]) for b in rows] == [
+        ("build", "build"), ("export", "export"), ("audit", "start"), ("audit", "audit"), ("audit", "audit: load"),
+        ("audit", "audit: fits"), ("audit", "audit: outputs")]
+    assert rows[0]["cpu_seconds"] == 6.0 and rows[0]["share_of_make_export"] == 6.0 / (8.0 + r["cpu_seconds"])
+    fits = next(b for b in rows if b["step"] == "audit: fits")
+    assert fits["buys"] == bench.BUYS["audit: fits"]
+    assert fits["share_of_make_export"] == r["cpu_by_step"]["audit: fits"] / (8.0 + r["cpu_seconds"])

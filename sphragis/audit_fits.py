@@ -1,0 +1,234 @@
+"""The audit's fits (:mod:`sphragis.audit`, SPEC §11): per configuration the three classifiers of
+:data:`TASKS`, fitted on ``train`` and scored on ``validation`` and ``test``, all configurations'
+fits scheduled on the machine's cores."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import numpy as np
+
+from . import config
+from .audit_features import SplitRows, Units, _sklearn, config_files, load, split_rows
+from .benchmark import BY_NAME, CONFIGS, EVAL_SPLITS, SPLITS
+
+#: Classifier settings (recorded in the report).
+SVC_C = 0.5
+RANDOM_STATE = 0
+MIN_TRAIN_DF = 2
+#: Fits run at once (threads: liblinear releases the GIL), at most the machine's cores.
+N_JOBS = 2
+
+#: (feature set, target) pairs fitted per configuration.
+TASKS = (("markup", "author"), ("markup", "project"), ("text", "author"))
+#: The fit whose test predictions become the reference submission (:mod:`sphragis.submission`).
+REFERENCE_TASK = ("text", "author")
+
+
+def _scores(y_true: np.ndarray, y_pred: np.ndarray) -> dict[str, float]:
+    from sklearn.metrics import accuracy_score, f1_score
+
+    return {"accuracy": float(accuracy_score(y_true, y_pred)),
+            "macro_f1": float(f1_score(y_true, y_pred, average="macro", zero_division=0))}
+
+
+def fit_and_score(x_train, y_trains: dict[str, np.ndarray], evals: dict[str, tuple[Any, dict[str, np.ndarray]]],
+                  predictions_of: dict[str, tuple[str, ...]] | None = None) -> dict[str, dict[str, Any]]:
+    """Restrict to features of >= MIN_TRAIN_DF training rows, sublinear TF-IDF, LinearSVC; the
+    restriction and weighting are done once and shared by every target of the same rows.
+
+    Args:
+        x_train: CSR counts (rows × features) of the training rows.
+        y_trains: target name → training labels (one fit per target).
+        evals: split name → (CSR counts with the same columns, target name → labels).
+        predictions_of: target name → evaluation splits whose predictions are returned too.
+
+    Returns:
+        Per target: {"n_features": int, "n_classes": int, "seconds": float (the shared preparation
+        included), "<split>": {"accuracy", "macro_f1"}, "majority": {"<split>": {...}}} (accuracy
+        and macro-F1 as fractions), and with ``predictions_of`` "predictions": {"<split>": [label
+        per row, in row order]}.
+    """
+    from sklearn.feature_extraction.text import TfidfTransformer
+
+    t0 = time.perf_counter()
+    df = np.asarray((x_train > 0).sum(axis=0)).ravel()
+    keep = np.flatnonzero(df >= MIN_TRAIN_DF)
+    tfidf = TfidfTransformer(sublinear_tf=True)
+    xt = tfidf.fit_transform(x_train[:, keep])
+    xe = {split: tfidf.transform(x[:, keep]) for split, (x, _) in evals.items()}
+    prepared = time.perf_counter() - t0
+    return {target: _fit_target(xt, y, {s: (xe[s], ys[target]) for s, (_, ys) in evals.items()},
+                                (predictions_of or {}).get(target, ()), len(keep), prepared)
+            for target, y in y_trains.items()}
+
+
+def _fit_target(xt, y_train: np.ndarray, evals: dict[str, tuple[Any, np.ndarray]], predictions_of: tuple[str, ...],
+                n_features: int, prepared: float) -> dict[str, Any]:
+    """One one-vs-rest ``LinearSVC`` on the weighted training rows ``xt``, scored on ``evals``."""
+    from sklearn.multiclass import OneVsRestClassifier
+    from sklearn.svm import LinearSVC
+
+    t0 = time.perf_counter()
+    classes, counts = np.unique(y_train, return_counts=True)
+    majority = classes[np.argmax(counts)]  # np.unique sorts, so ties go to the first label
+    out: dict[str, Any] = {"n_features": int(n_features), "n_classes": int(len(classes)), "majority": {}}
+    if len(classes) < 2:
+        model = None
+    else:
+        # one binary problem per class, each fitted with the same random_state (deterministic); the
+        # dual coordinate descent reaches the optimum's predictions (a tol of 1e-6 gives the same
+        # ones) in half the CPU of the primal solver, whose tol 1e-4 is not tight enough (issue 33)
+        model = OneVsRestClassifier(LinearSVC(C=SVC_C, dual=True, random_state=RANDOM_STATE, max_iter=5000))
+        model.fit(xt, y_train)
+    for split, (x, y) in evals.items():
+        pred = np.array([majority] * x.shape[0], dtype=object) if model is None else model.predict(x)
+        out[split] = _scores(y, pred)
+        if split in predictions_of:
+            out.setdefault("predictions", {})[split] = [str(label) for label in pred]
+        out["majority"][split] = _scores(y, np.array([majority] * len(y), dtype=object))
+    out["seconds"] = prepared + time.perf_counter() - t0
+    return out
+
+
+def overlap_twins(out: Path) -> dict[str, dict[str, list[str]]] | None:
+    """The evaluation rows with a near-twin in train, ``{config: {split: [id, ...]}}``, from the
+    export's ``metadata/overlap_twins.json`` (SPEC §7.1); None when the export has no such file."""
+    path = out / config.OVERLAP_TWINS
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
+def config_rows(con: duckdb.DuckDBPyConnection, units: Units, cfg: str) -> dict[str, SplitRows]:
+    """Every split of configuration ``cfg`` (:func:`sphragis.audit_features.split_rows`)."""
+    return {split: split_rows(con, units, cfg, split) for split in SPLITS}
+
+
+def config_summary(cfg: str, rows: dict[str, SplitRows]) -> dict[str, Any]:
+    """What a configuration's result says besides its fits: track, chunk size, rows per split,
+    training authors, projects per split and the evaluation projects without a training row."""
+    result: dict[str, Any] = {
+        "track": BY_NAME[cfg].track,
+        "chunk_size": BY_NAME[cfg].chunk_target_size,
+        "rows": {split: int(rows[split].incidence.shape[0]) for split in SPLITS},
+        "n_authors": int(len(set(rows["train"].authors))),
+        "projects": {split: sorted({str(p) for p in rows[split].projects}) for split in SPLITS},
+    }
+    # on the source-held-out track a held-out project may have no training row at all: a project
+    # classifier cannot predict it, so its rows count as errors (stated, not hidden)
+    result["eval_projects_not_in_train"] = sorted(
+        (set(result["projects"]["validation"]) | set(result["projects"]["test"])) - set(result["projects"]["train"]))
+    return result
+
+
+def fit_feature_set(units: Units, rows: dict[str, SplitRows], feature_set: str,
+                    twins: dict[str, list[str]] | None = None) -> dict[str, Any]:
+    """The fits of one configuration's ``feature_set`` (every target :data:`TASKS` pairs with it),
+    on row counts summed from the unit counts once; ``twins`` as in :func:`audit_config`.
+
+    Returns:
+        {"<feature_set>_<target>": :func:`fit_and_score` result}, and for the text features with
+        ``twins`` also "rows_without_twins": {split: rows}.
+    """
+    u = {"markup": units.markup, "text": units.text}[feature_set]
+    xs = {split: (rows[split].incidence @ u).tocsr() for split in SPLITS}
+    targets = [tg for fs, tg in TASKS if fs == feature_set]
+    labels = {split: {tg: (rows[split].authors if tg == "author" else rows[split].projects) for tg in targets}
+              for split in SPLITS}
+    evals = {s: (xs[s], labels[s]) for s in EVAL_SPLITS}
+    out: dict[str, Any] = {}
+    if feature_set == "text" and twins is not None:
+        keep = {s: ~np.isin(rows[s].ids, twins.get(s, [])) for s in EVAL_SPLITS}
+        evals |= {f"{s}_without_twins": (xs[s][keep[s]], {tg: y[keep[s]] for tg, y in labels[s].items()})
+                  for s in EVAL_SPLITS}
+        out["rows_without_twins"] = {s: int(keep[s].sum()) for s in EVAL_SPLITS}
+    fits = fit_and_score(xs["train"], labels["train"], evals,
+                         {REFERENCE_TASK[1]: ("test",)} if feature_set == REFERENCE_TASK[0] else None)
+    return out | {f"{feature_set}_{tg}": fit for tg, fit in fits.items()}
+
+
+def audit_config(con: duckdb.DuckDBPyConnection, units: Units, cfg: str,
+                 twins: dict[str, list[str]] | None = None) -> dict[str, Any]:
+    """Fit and score the three classifiers of one configuration (see :mod:`sphragis.audit`);
+    ``twins``: the configuration's entry of :func:`overlap_twins` (text → author is also scored
+    without them)."""
+    rows = config_rows(con, units, cfg)
+    result = config_summary(cfg, rows)
+    for feature_set in dict.fromkeys(fs for fs, _ in TASKS):
+        result |= fit_feature_set(units, rows, feature_set, twins)
+    return result
+
+
+def run_audit(out: Path, configs: tuple[str, ...] = CONFIGS, progress: bool = False,
+              jobs: int = N_JOBS, on_step: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Audit every configuration of the export in ``out``; ``on_step`` is called with the name of
+    each step as it starts (``audit: load``, ``audit: fits``; :mod:`sphragis.bench` measures them).
+
+    The units are counted once (:func:`sphragis.audit_features.load`); every configuration's rows
+    and labels are read, the DuckDB connection closed, then the fits of every (configuration,
+    feature set) run ``jobs`` at a time in threads, the costliest first (training nonzeros times
+    classes); each fit is deterministic, so the schedule does not change any figure.
+
+    Returns:
+        {config: :func:`audit_config` result} (raw floats, fit times included) for every
+        configuration whose splits all have rows (the others are named on stderr and left out).
+
+    Raises:
+        AuditError: scikit-learn missing, or the export incomplete (names the file).
+    """
+    step = on_step or (lambda _name: None)
+    _sklearn()
+    files = config_files(out, configs)
+    t0 = time.perf_counter()
+    step("audit: load")
+    con, units = load(files)
+    twins = overlap_twins(out)
+    try:
+        rows = {cfg: config_rows(con, units, cfg) for cfg in configs}
+    finally:
+        con.close()
+    if progress:
+        print(f"audit: {units.n:,} distinct units, {len(units.markup_vocab):,} markup features, "
+              f"{len(units.text_vocab):,} character n-grams ({time.perf_counter() - t0:.1f}s)", file=sys.stderr)
+    # a configuration with a split without rows (e.g. the work-held-out track of a small fraction
+    # of the sources, `make bench --fraction`) has nothing to fit or score: left out, and said
+    empty = {cfg: [s for s in SPLITS if rows[cfg][s].incidence.shape[0] == 0] for cfg in configs}
+    for cfg in [c for c in configs if empty[c]]:
+        print(f"audit: {cfg}: no rows in {', '.join(empty[cfg])}: not audited", file=sys.stderr)
+    configs = tuple(c for c in configs if not empty[c])
+    feature_sets = list(dict.fromkeys(fs for fs, _ in TASKS))
+    per_unit = {fs: getattr(units, fs).nnz / max(units.n, 1) for fs in feature_sets}
+
+    def cost(job: tuple[str, str]) -> float:
+        cfg, fs = job
+        classes = {"author": len(set(rows[cfg]["train"].authors)), "project": len(set(rows[cfg]["train"].projects))}
+        return rows[cfg]["train"].incidence.nnz * per_unit[fs] * sum(classes[tg] for f, tg in TASKS if f == fs)
+
+    todo = sorted(((cfg, fs) for cfg in configs for fs in feature_sets), key=cost, reverse=True)
+    t1 = time.perf_counter()
+    step("audit: fits")
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        done = dict(zip(todo, pool.map(
+            lambda job: fit_feature_set(units, rows[job[0]], job[1],
+                                        None if twins is None else twins.get(job[0], {})), todo)))
+    results = {}
+    for cfg in configs:
+        results[cfg] = config_summary(cfg, rows[cfg])
+        for fs in feature_sets:
+            results[cfg] |= done[(cfg, fs)]
+        results[cfg]["seconds"] = sum(results[cfg][f"{fs}_{tg}"]["seconds"] for fs, tg in TASKS)
+        if progress:
+            r = results[cfg]
+            print(f"audit: {cfg:20s} markup→author {r['markup_author']['test']['accuracy']:.3f}  "
+                  f"markup→project {r['markup_project']['test']['accuracy']:.3f}  "
+                  f"text→author {r['text_author']['test']['accuracy']:.3f}  ({r['seconds']:.1f}s of fits)",
+                  file=sys.stderr)
+    if progress:
+        print(f"audit: {len(todo)} fits, {jobs} at a time, in {time.perf_counter() - t1:.1f}s", file=sys.stderr)
+    return results
