@@ -233,6 +233,24 @@ def read_seed(name: str, columns: tuple[str, ...], seeds_dir: Path = SEEDS_DIR) 
     return rows
 
 
+def seed_values(name: str, column: str, seeds_dir: Path = SEEDS_DIR) -> tuple[str, ...]:
+    """The distinct values of ``column`` of the checked-in seed ``<seeds_dir>/<name>.csv``, in file
+    order: the one way Python reads a list that a seed holds (e.g. the published inventories of
+    ``export/conllu_units.py``), so the list is not written a second time in code.
+
+    Raises:
+        ValueError: the seed has no column ``column`` (naming the file and its header).
+        OSError: the file cannot be read.
+    """
+    path = seeds_dir / f"{name}.csv"
+    note_read(path)  # an input of the steps that read it (sphragis.state)
+    with path.open(encoding="utf-8", newline="") as fh:
+        reader = csv.DictReader(fh)
+        if column not in (reader.fieldnames or ()):
+            raise ValueError(f"{path}:1: no column {column!r} in the header {','.join(reader.fieldnames or ())}")
+        return tuple(dict.fromkeys(row[column] for row in reader))
+
+
 @cache
 def projects() -> tuple[dict[str, str], ...]:
     """The seven treebank projects, highest SPEC §7 source priority first, from the seed

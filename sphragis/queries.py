@@ -10,6 +10,7 @@ Example: ``con.execute(query("overlap_resolution_counts")).fetchall()``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from decimal import Decimal
 from functools import cache
 
@@ -58,6 +59,26 @@ def relations(con: duckdb.DuckDBPyConnection) -> set[str]:
     warehouse (named query ``warehouse_relations``): the one check every program makes that the
     tables it reads exist; a model materialized as a view (``mart_published_tokens``) counts."""
     return {name for (name,) in con.execute(query("warehouse_relations")).fetchall()}
+
+
+def missing_relations(con: duckdb.DuckDBPyConnection, needed: Iterable[str]) -> list[str]:
+    """The names of ``needed`` that are neither a table nor a view of ``con``'s warehouse
+    (:func:`relations`), in the order given."""
+    have = relations(con)
+    return [name for name in needed if name not in have]
+
+
+def require_relations(con: duckdb.DuckDBPyConnection, needed: Iterable[str],
+                      error: type[Exception] = RuntimeError, where: str = "the warehouse") -> None:
+    """The one check that the tables a program reads are in the warehouse before it reads them.
+
+    Raises:
+        error: ``"<where> has no <names>; rebuild it with `sphragis build`"`` when any of
+            ``needed`` is missing (:func:`missing_relations`).
+    """
+    missing = missing_relations(con, needed)
+    if missing:
+        raise error(f"{where} has no {', '.join(missing)}; rebuild it with `sphragis build`")
 
 
 def records(con, sql: str, params: list | dict | None = None) -> list[dict]:
