@@ -16,6 +16,8 @@ from sphragis.files import write_json, write_text_atomic
 from sphragis.queries import json_records as _records
 from sphragis.queries import query
 
+from .layout import is_chunked
+
 
 def _table(con: duckdb.DuckDBPyConnection, name: str, order_by: str = "all") -> list[dict]:
     return _records(con, f"select * from {name} order by {order_by}")
@@ -139,7 +141,7 @@ def dataset_variants(con: duckdb.DuckDBPyConnection, summary: dict) -> dict:
     for cfg, splits in summary.items():
         entry = {"splits": splits,
                  "authors": [r["author"] for r in _records(con, query("variant_authors"), {"config": cfg})]}
-        if not cfg.endswith("_1"):
+        if is_chunked(cfg):
             entry["chunks"] = _records(con, query("variant_chunks"), {"config": cfg})
         if BY_NAME[cfg].track == "work_held_out":
             entry["held_out_works"] = works

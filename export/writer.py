@@ -168,8 +168,6 @@ def _write_all(con: duckdb.DuckDBPyConnection, units, tmp: Path, out: Path, prev
     files: dict[str, dict] = {}
     keys = [(cfg, split) for cfg in CONFIGS for split in SPLITS]
 
-    rel_of = data_file
-
     def on_cursor(fn: Callable, *args):  # a DuckDB connection is used by one thread at a time
         cur = con.cursor()
         try:
@@ -178,7 +176,7 @@ def _write_all(con: duckdb.DuckDBPyConnection, units, tmp: Path, out: Path, prev
             cur.close()
 
     def write(key: tuple[str, str]) -> dict:
-        n, authors = on_cursor(write_config, units, *key, tmp / rel_of(*key))
+        n, authors = on_cursor(write_config, units, *key, tmp / data_file(*key))
         return {"rows": n, "authors": authors}
 
     def fingerprints() -> dict[tuple[str, str], str]:
@@ -188,14 +186,14 @@ def _write_all(con: duckdb.DuckDBPyConnection, units, tmp: Path, out: Path, prev
         with ThreadPoolExecutor(max_workers=WRITER_THREADS) as pool:
             if previous.doc.get("files"):  # a previous export's files may be reused: fingerprints first
                 fps = fingerprints()
-                reused = {key: previous.reusable(out, rel_of(*key), fps[key]) for key in keys}
+                reused = {key: previous.reusable(out, data_file(*key), fps[key]) for key in keys}
             else:
                 fps, reused = None, dict.fromkeys(keys)
             todo = sorted((key for key, old in reused.items() if old is None), key=lambda key: key[1] != "train")
             for key in keys:
-                (tmp / rel_of(*key)).parent.mkdir(parents=True, exist_ok=True)
+                (tmp / data_file(*key)).parent.mkdir(parents=True, exist_ok=True)
                 if reused[key] is not None:
-                    _link_or_copy(out / rel_of(*key), tmp / rel_of(*key))
+                    _link_or_copy(out / data_file(*key), tmp / data_file(*key))
             (tmp / "metadata").mkdir()
             expected = on_cursor(metadata.config_summary)
             jobs = {key: pool.submit(write, key) for key in todo if key[1] == "train"}
@@ -209,7 +207,7 @@ def _write_all(con: duckdb.DuckDBPyConnection, units, tmp: Path, out: Path, prev
             fps = fps_job.result() if fps_job is not None else fps
         summary: dict[str, dict[str, dict]] = {}
         for cfg, split in keys:
-            rel, old = rel_of(cfg, split), reused[(cfg, split)]
+            rel, old = data_file(cfg, split), reused[(cfg, split)]
             got = old["summary"] if old is not None else written[(cfg, split)]
             if got != expected[cfg][split]:
                 raise ExportError(f"{rel}: {got} written, mart_config_summary says {expected[cfg][split]}")

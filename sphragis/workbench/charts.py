@@ -21,7 +21,7 @@ from typing import Any
 
 import duckdb
 
-from ..queries import query, records, relations
+from ..queries import missing_relations, query, records
 
 def plotly_js() -> str:
     """The plotly.js bundle shipped inside the ``plotly`` Python package (minified).
@@ -49,8 +49,7 @@ def variation_data(warehouse: Path) -> dict[str, Any] | None:
         return None
     con = duckdb.connect(str(warehouse), read_only=True)
     try:
-        have = relations(con)
-        if not {"mart_variation", "mart_rates"} <= have:
+        if missing_relations(con, ("mart_variation", "mart_rates")):
             return None
         variation = records(con, query("chart_variation"))
         rates = records(con, query("chart_rates"))
