@@ -35,8 +35,10 @@ import yaml
 
 from sphragis import config, leaderboard
 
-from sphragis.benchmark import CONFIGS, SPLITS, TRACKS, config_of
+from sphragis.benchmark import BY_NAME, CONFIGS, SPLITS, TRACKS, config_of
 from sphragis.state import template_loader
+
+from .layout import data_path, is_chunked
 
 CARD_TEMPLATE = "dataset_card.md.j2"
 
@@ -76,10 +78,6 @@ def _load(path: Path) -> Any:
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
 
 
-def _parquet(out: Path, cfg: str, split: str) -> Path:
-    return out / "data" / cfg / f"{split}-00000-of-00001.parquet"
-
-
 def size_category(n: int) -> str:
     """The Hub ``size_categories`` value for ``n`` examples (``datasets``' size_categories.json:
     ``n<1K``, ``1K<n<10K``, ``10K<n<100K``, … ``100B<n<1T``, ``n>1T``)."""
@@ -97,7 +95,7 @@ def _uncompressed_bytes(out: Path | None, cfg: str, split: str) -> int:
     ``total_byte_size``; 0 without ``out``): the ``num_bytes`` of the card's ``dataset_info``."""
     if out is None:
         return 0
-    meta = pq.read_metadata(_parquet(out, cfg, split))
+    meta = pq.read_metadata(data_path(out, cfg, split))
     return sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
 
 
@@ -131,7 +129,7 @@ def header(configs: dict[str, dict[str, dict]], out: Path | None = None) -> dict
                   for s in SPLITS]
         info = {"config_name": cfg, "splits": splits}
         if out is not None:
-            info["download_size"] = sum(_parquet(out, cfg, s).stat().st_size for s in SPLITS)
+            info["download_size"] = sum(data_path(out, cfg, s).stat().st_size for s in SPLITS)
         infos.append(info)
     meta["dataset_info"] = infos
     return meta
@@ -141,7 +139,7 @@ def _example(out: Path) -> dict:
     """The shortest ``sentence_1`` validation row of at least :data:`EXAMPLE_MIN_TOKENS` tokens
     (ties by id; the longest row when none is that long) as card JSON, ``conllu`` trimmed (``json``
     is None when the split is empty)."""
-    path = _parquet(out, "sentence_1", "validation")
+    path = data_path(out, "sentence_1", "validation")
     con = duckdb.connect()
     try:
         row = con.sql("select * from read_parquet($path) "
@@ -163,7 +161,7 @@ def _fields(out: Path) -> list[dict]:
     """Every published column with its Arrow type and the configurations that have it."""
     seen: dict[str, dict] = {}
     for cfg in CONFIGS:
-        path = _parquet(out, cfg, "train")
+        path = data_path(out, cfg, "train")
         if not path.is_file():
             continue
         for f in pq.read_schema(path):
@@ -172,7 +170,7 @@ def _fields(out: Path) -> list[dict]:
     for entry in seen.values():
         cfgs = entry["configs"]
         entry["configs"] = ("all" if len(cfgs) == len(CONFIGS)
-                            else "chunked (`_5`, `_10`, `_50`)" if all(not c.endswith("_1") for c in cfgs)
+                            else "chunked (`_5`, `_10`, `_50`)" if all(is_chunked(c) for c in cfgs)
                             and len(cfgs) == 6 else ", ".join(f"`{c}`" for c in cfgs))
     return list(seen.values())
 
@@ -193,6 +191,10 @@ def _leaderboard(leakage: dict | None) -> dict | None:
             "subsampling": leakage["method"]["subsampling"]}
 
 
+def _unit_name(chunk_target_size: int) -> str:
+    return "sentence" if chunk_target_size == 1 else f"{chunk_target_size}-sentence chunk"
+
+
 def context(out: Path) -> dict:
     """Everything the template needs, read from the export directory ``out``.
 
@@ -210,8 +212,7 @@ def context(out: Path) -> dict:
     leakage = _load(meta / "leakage_report.json")
     configs = {cfg: variants[cfg]["splits"] for cfg in CONFIGS if cfg in variants}
 
-    units = {1: "sentence", 5: "5-sentence chunk", 10: "10-sentence chunk", 50: "50-sentence chunk"}
-    configurations = [{"config": cfg, "unit": units[int(cfg.rsplit("_", 1)[1])],
+    configurations = [{"config": cfg, "unit": _unit_name(BY_NAME[cfg].chunk_target_size),
                        "authors": len(variants[cfg]["authors"]),
                        **{s: configs[cfg][s]["rows"] for s in SPLITS}} for cfg in configs]
     per_author = report["per_author_splits"]
@@ -308,7 +309,7 @@ def check_card(text: str, out: Path) -> list[str]:
     problems: list[str] = []
     authors = {}
     for cfg in TRACK_TABLES.values():
-        files = [_parquet(out, cfg, s) for s in SPLITS if _parquet(out, cfg, s).is_file()]
+        files = [data_path(out, cfg, s) for s in SPLITS if data_path(out, cfg, s).is_file()]
         authors[cfg] = {a for f in files
                         for a in pq.read_table(f, columns=["author"]).column("author").unique().to_pylist()}
     m = re.search(r"Retained pseudonymous labels with rows in\s+this export: (.+?)\. Sentences per", text, re.S)

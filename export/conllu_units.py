@@ -1,8 +1,16 @@
-"""Published units as CoNLL-U: rendering and validation (SPEC §9 ``render_conllu``, §10).
+"""Published units as CoNLL-U: the one renderer and the one validator of the SPEC §5 invariants
+(SPEC §9 ``render_conllu``, §10), and the CoNLL 2018 loader that re-parses what was rendered.
 
 A *unit* is what one entry of a row's ``conllu`` column holds: a list of sentences, each a list of
 token dicts with the CoNLL-U field names ``id, form, lemma, upos, feats, head, deprel`` (seed 000
 "Column structure"). ``xpos``, ``deps`` and ``misc`` are not published and render as ``_``.
+
+Both work column-wise on Arrow (SPEC §13: no Python loop over tokens): :func:`render_units`
+renders every unit of a ``tokens`` column, :func:`unit_problems` checks every unit of a unit table
+(the rules of :func:`feats_problem`, :func:`field_problem`, :func:`punctuation_problem` applied to
+each distinct value once). :func:`render_conllu` and :func:`check_invariants` are the same two
+functions for one unit given as Python lists. The published inventories are read from the seeds
+the models ``ref()`` (:func:`sphragis.config.seed_values`), never written here.
 """
 
 from __future__ import annotations
@@ -12,17 +20,31 @@ import gc
 import io
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 from udtools.udeval import UDError, load_conllu
 
-#: Published inventories (SPEC §5).
-UPOS_INVENTORY = frozenset("NOUN VERB ADJ PRON ADV ADP NUM INTJ X".split())
-DEPREL_INVENTORY = frozenset("root nsubj obj ccomp obl nmod advmod case conj dep".split())
-FEATURE_TYPES = frozenset("Aspect Case Degree Gender Mood Number Person Tense VerbForm Voice".split())
+from sphragis.config import seed_values
+
+from .arrays import column, list_of, offsets_of, one_array, struct_fields
+
+#: The UPOS of punctuation tokens, which published units do not have (SPEC §5).
+PUNCT = "PUNCT"
+#: Published inventories (SPEC §5), from the seeds: UPOS of ``upos_from_tag.csv`` but PUNCT,
+#: DEPREL of ``deprel_published.csv``, feature types of ``feats_published_types.csv``.
+UPOS_INVENTORY = frozenset(seed_values("upos_from_tag", "upos")) - {PUNCT}
+DEPREL_INVENTORY = frozenset(seed_values("deprel_published", "deprel"))
+FEATURE_TYPES = frozenset(seed_values("feats_published_types", "feature"))
 
 Token = Mapping[str, object]
 Unit = Sequence[Sequence[Token]]
+#: Arrow types of the token fields of a unit given as Python lists (:func:`tokens_array`);
+#: ``id`` and ``head`` take the type of their values.
+_STRING_FIELDS = ("form", "lemma", "upos", "feats", "deprel")
+_TOKEN_FIELDS = ("id", "form", "lemma", "upos", "feats", "head", "deprel")
 
 
 class UnitValidationError(ValueError):
@@ -33,12 +55,48 @@ class UnitValidationError(ValueError):
         super().__init__(f"published unit {unit_id}: {problem}")
 
 
-def _field(value: object) -> str:
-    return "_" if value is None or value == "" else str(value)
+def tokens_array(sentences: Sequence[Sequence[Token]]) -> pa.ListArray:
+    """Python sentences (lists of token mappings) as a ``tokens`` column: list<struct<id, form,
+    lemma, upos, feats, head, deprel>>, one entry per sentence (a missing ``feats`` is null)."""
+    flat = [t for sentence in sentences for t in sentence]
+    offsets = pa.array(np.cumsum([0, *(len(s) for s in sentences)]), pa.int32())
+    fields = [pa.array([t.get(name) for t in flat], pa.string() if name in _STRING_FIELDS else None)
+              for name in _TOKEN_FIELDS]
+    return list_of(offsets, pa.StructArray.from_arrays(fields, names=list(_TOKEN_FIELDS)))
+
+
+def _blank(values: pa.Array) -> pa.Array:
+    # a NULL or empty field renders as '_'
+    strings = pc.cast(values, pa.string())
+    return pc.fill_null(pc.if_else(pc.equal(strings, ""), "_", strings), "_")
+
+
+def render_units(tokens: pa.ListArray | pa.ChunkedArray) -> pa.Array:
+    """Canonical CoNLL-U text of every unit of a ``tokens`` column (one sentence per unit; SPEC §9),
+    vectorized: the one renderer.
+
+    Token rows only (no comments), ten tab-separated columns, XPOS/DEPS/MISC ``_``, a NULL or
+    empty field ``_``, every line ended by a newline and one blank line after the sentence.
+
+    Args:
+        tokens: list<struct<id, form, lemma, upos, feats, head, deprel>>, one entry per unit.
+
+    Returns:
+        A string array, one CoNLL-U document per unit.
+    """
+    tokens = one_array(tokens)
+    f = struct_fields(tokens.flatten())
+    underscore = pa.scalar("_")
+    lines = pc.binary_join_element_wise(
+        _blank(f["id"]), _blank(f["form"]), _blank(f["lemma"]), _blank(f["upos"]), underscore, _blank(f["feats"]),
+        _blank(f["head"]), _blank(f["deprel"]), underscore, underscore, "\t")
+    lines = pc.binary_join_element_wise(lines, pa.scalar(""), "\n")  # line + "\n"
+    per_unit = pc.binary_join(list_of(offsets_of(tokens), lines), "")
+    return pc.binary_join_element_wise(per_unit, pa.scalar(""), "\n")
 
 
 def render_conllu(unit: Unit) -> str:
-    """Canonical CoNLL-U text of one published unit (SPEC §9).
+    """Canonical CoNLL-U text of one published unit (SPEC §9): :func:`render_units` of its sentences.
 
     Args:
         unit: list of sentences; each sentence a list of token mappings with keys
@@ -49,15 +107,7 @@ def render_conllu(unit: Unit) -> str:
         Token rows only (no comments), ten tab-separated columns, XPOS/DEPS/MISC ``_``, one blank
         line after each sentence.
     """
-    out = []
-    for sentence in unit:
-        for t in sentence:
-            out.append("\t".join((
-                str(t["id"]), _field(t["form"]), _field(t["lemma"]), _field(t["upos"]), "_",
-                _field(t.get("feats")), str(t["head"]), _field(t["deprel"]), "_", "_",
-            )))
-        out.append("")
-    return "\n".join(out) + "\n"
+    return "".join(render_units(tokens_array(unit)).to_pylist())
 
 
 def _lower(s: str) -> str:
@@ -142,7 +192,7 @@ def field_problem(col: str, value: object) -> str | None:
     A missing lemma (None) is allowed (published as ``_``); otherwise the value is a non-empty
     string, NFC, lowercase (``grc_utils.lower_grc``), without surrounding, repeated or non-space
     whitespace, and passes :func:`string_problem`. The checks and messages are those of
-    :func:`check_invariants`, which prefixes the token id.
+    :func:`unit_problems`, which prefixes the token id.
     """
     if value is None and col == "lemma":
         return None  # no lemma upstream: published as '_'
@@ -168,37 +218,70 @@ def punctuation_problem(form: str) -> str | None:
     return None
 
 
-def check_invariants(unit: Unit, text: str) -> str | None:
-    """The first SPEC §5 invariant that ``unit`` (with its ``text`` entry) breaks, or None.
+def _per_value(values: pa.Array, problem: Callable[[object], str | None]) -> pa.Array:
+    """Per entry of ``values``, the message ``problem`` returns for its value (computed once per
+    distinct value, null included), or null."""
+    distinct = pc.unique(values)
+    messages = pa.array([problem(v) for v in distinct.to_pylist()], pa.string())
+    return pc.take(messages, pc.index_in(values, value_set=distinct))
 
-    Checks, token by token in this order: published UPOS/DEPREL inventories, FEATS types and
-    canonical order (:func:`feats_problem`), forms and lemmas lowercase (``grc_utils.lower_grc``)
-    and NFC, made of Greek letters, combining marks and U+2019 only (SPEC §5.1,
-    :func:`field_problem`, :func:`string_problem`), no punctuation token
-    (:func:`punctuation_problem`); then that the forms joined by single spaces reconstruct ``text``
-    exactly. The exporter checks the same rules on distinct values (``writer.invalid_units``)
-    and calls this function for the message of a unit that fails.
+
+def _inventory(name: str, inventory: frozenset[str]) -> Callable[[object], str | None]:
+    return lambda v: None if v in inventory else f"{name} {v!r} not in the published inventory"
+
+
+def unit_problems(units: pa.Table) -> dict[int, str]:
+    """The first SPEC §5 invariant each unit breaks: the one validator of the invariants (SPEC §10).
+
+    Checks, token by token in order: published UPOS/DEPREL inventories, FEATS types and canonical
+    order (:func:`feats_problem`), forms and lemmas lowercase (``grc_utils.lower_grc``) and NFC,
+    made of Greek letters, combining marks and U+2019 only (SPEC §5.1, :func:`field_problem`,
+    :func:`string_problem`), no punctuation token (:func:`punctuation_problem`); then that the
+    forms joined by single spaces reconstruct the unit's ``text`` exactly. Column-wise: each rule
+    runs once per distinct value; Python builds messages only for the units that fail.
+
+    Args:
+        units: columns ``text`` and ``tokens`` (list<struct<id, form, lemma, upos, feats, head,
+            deprel>>, the unit's one sentence) as ``assembly.fetch_units`` returns them.
+
+    Returns:
+        {index of a failing unit in ``units``: ``"token <id>: <problem>"`` or ``"forms do not
+        reconstruct text: ..."``}; empty when every unit passes.
     """
-    forms = []
-    for sentence in unit:
-        for t in sentence:
-            tid = t["id"]
-            if t["upos"] not in UPOS_INVENTORY:
-                return f"token {tid}: UPOS {t['upos']!r} not in the published inventory"
-            if t["deprel"] not in DEPREL_INVENTORY:
-                return f"token {tid}: DEPREL {t['deprel']!r} not in the published inventory"
-            feats = t.get("feats")
-            problem = feats_problem(feats) if feats else None
-            if problem is None:
-                problem = field_problem("form", t["form"]) or field_problem("lemma", t["lemma"])
-            if problem is None:
-                problem = punctuation_problem(t["form"])
-            if problem:
-                return f"token {tid}: {problem}"
-            forms.append(t["form"])
-    if " ".join(forms) != text:
-        return f"forms do not reconstruct text: {' '.join(forms)[:80]!r} vs {None if text is None else text[:80]!r}"
-    return None
+    tokens = column(units, "tokens")
+    f = struct_fields(tokens.flatten())
+    message = pc.coalesce(
+        _per_value(f["upos"], _inventory("UPOS", UPOS_INVENTORY)),
+        _per_value(f["deprel"], _inventory("DEPREL", DEPREL_INVENTORY)),
+        _per_value(f["feats"], lambda v: feats_problem(v) if v else None),
+        _per_value(f["form"], lambda v: field_problem("form", v)),
+        _per_value(f["lemma"], lambda v: field_problem("lemma", v)),
+        _per_value(f["form"], lambda v: punctuation_problem(v) if isinstance(v, str) and v else None),
+    )
+    problems: dict[int, str] = {}
+    bad = np.flatnonzero(pc.is_valid(message).to_numpy(zero_copy_only=False))
+    if len(bad):
+        units_of = pc.list_parent_indices(tokens).to_numpy()[bad]
+        for unit, first in zip(*np.unique(units_of, return_index=True)):
+            k = int(bad[first])  # the unit's first failing token
+            problems[int(unit)] = f"token {f['id'][k].as_py()}: {message[k].as_py()}"
+    # A NULL form makes the join NULL; that unit already failed. A NULL token list joins as ''.
+    joined = pc.fill_null(pc.binary_join(list_of(offsets_of(tokens), f["form"]), " "), "")
+    text = column(units, "text")
+    for i in np.flatnonzero(~pc.fill_null(pc.equal(joined, text), False).to_numpy(zero_copy_only=False)):
+        if int(i) not in problems:
+            forms, t = joined[i].as_py(), text[i].as_py()
+            problems[int(i)] = (f"forms do not reconstruct text: {forms[:80]!r} vs "
+                                f"{None if t is None else t[:80]!r}")
+    return dict(sorted(problems.items()))
+
+
+def check_invariants(unit: Unit, text: str | None) -> str | None:
+    """The first SPEC §5 invariant that ``unit`` (with its ``text`` entry) breaks, or None:
+    :func:`unit_problems` of this one unit (its sentences' tokens in order)."""
+    table = pa.table({"text": pa.array([text], pa.string()),
+                      "tokens": tokens_array([[t for sentence in unit for t in sentence]])})
+    return unit_problems(table).get(0)
 
 
 def unit_at(message: str, starts: list[int]) -> int:
@@ -247,40 +330,3 @@ def loader_problem(document: str, starts: Sequence[int]) -> tuple[int, str] | No
     finally:
         if gc_was_enabled:
             gc.enable()
-
-
-def validate_units(units: Iterable[tuple[str, Unit, str]]) -> int:
-    """Render and re-parse every unit with the CoNLL 2018 shared-task loader (SPEC §10).
-
-    :func:`loader_problem` re-parses; :func:`check_invariants` adds the §5 invariants. Units are
-    checked in one pass over one rendered document; a loader error is traced back to the unit by
-    line number.
-
-    Args:
-        units: (unit_id, unit, text) triples.
-
-    Returns:
-        The number of units checked.
-
-    Raises:
-        UnitValidationError: naming the first unit that fails.
-    """
-    parts, starts, ids = [], [], []
-    line = 1
-    n = 0
-    for unit_id, unit, text in units:
-        problem = check_invariants(unit, text)
-        if problem:
-            raise UnitValidationError(unit_id, problem)
-        rendered = render_conllu(unit)
-        parts.append(rendered)
-        starts.append(line)
-        ids.append(unit_id)
-        line += rendered.count("\n")
-        n += 1
-    if not parts:
-        return 0
-    failed = loader_problem("".join(parts), starts)
-    if failed is not None:
-        raise UnitValidationError(ids[failed[0]], failed[1])
-    return n

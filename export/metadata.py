@@ -16,6 +16,8 @@ from sphragis.files import write_json, write_text_atomic
 from sphragis.queries import json_records as _records
 from sphragis.queries import query
 
+from .layout import is_chunked
+
 
 def _table(con: duckdb.DuckDBPyConnection, name: str, order_by: str = "all") -> list[dict]:
     return _records(con, f"select * from {name} order by {order_by}")
@@ -145,7 +147,7 @@ def dataset_variants(con: duckdb.DuckDBPyConnection, summary: dict) -> dict:
     for cfg, splits in summary.items():
         entry = {"splits": splits,
                  "authors": [r["author"] for r in _records(con, query("variant_authors"), {"config": cfg})]}
-        if not cfg.endswith("_1"):
+        if is_chunked(cfg):
             entry["chunks"] = _records(con, query("variant_chunks"), {"config": cfg})
         if BY_NAME[cfg].track == "work_held_out":
             entry["held_out_works"] = works
@@ -178,18 +180,50 @@ def license_rows(con: duckdb.DuckDBPyConnection) -> list[dict]:
     return _table(con, "mart_license_rows")
 
 
+#: Credit of each project (keyed as ``sql/seeds/source_priority.csv``; tests/test_homes.py checks
+#: that every project of the seed has one and no other): the "Attribution" line of LICENSES.md
+#: lists them in pin-list order.
+ATTRIBUTIONS = {
+    "agdt": "AGDT (Perseus Digital Library, Ancient Greek Dependency Treebank 2.1, G. Celano, G. Crane, B. Almas "
+            "et al.)",
+    "ud_perseus": "UD Ancient Greek Perseus (F. Mambrini, G. Celano et al.)",
+    "ud_proiel": "UD Ancient Greek PROIEL (D. Haug et al.)",
+    "ud_ptnk": "UD Ancient Greek PTNK (Pedagogical Treebank of the Septuagint)",
+    "gorman": "Vanessa Gorman, Greek Dependency Trees",
+    "pedalion": "Pedalion trees (Perseids publications)",
+    "harrington": "Harrington trees (J. M. Harrington et al., Perseids publications)",
+}
+_NUMBERS = "zero one two three four five six seven eight nine ten eleven twelve".split()
+
+
+def _licenses_by_source() -> dict[str, str]:
+    """treebank_source → license of the pinned snapshots, in pin-list order (one entry per source)."""
+    out: dict[str, str] = {}
+    for s in config.snapshots():
+        out.setdefault(s["treebank_source"], s["license"])
+    return out
+
+
 def licenses_md(con: duckdb.DuckDBPyConnection) -> str:
-    """LICENSES.md: per source its license, attribution, upstream revision and row counts."""
+    """LICENSES.md: per source its license, attribution, upstream revision and row counts. The
+    sources named in its prose (the NonCommercial ones, the count of ShareAlike ones, the
+    attribution line) are derived from the pin list and the project seed, never listed here."""
     rows = license_rows(con)
     counts = {(r["treebank_source"], r["license"]): r["rows"] for r in rows}
+    licenses = _licenses_by_source()
+    noncommercial = "; ".join(f"{src}: {lic}" for src, lic in licenses.items() if "-NC-" in lic)
+    share_alike = [src for src, lic in licenses.items() if "-SA" in lic]
+    n_sa = _NUMBERS[len(share_alike)] if len(share_alike) < len(_NUMBERS) else str(len(share_alike))
+    share_alike_scope = f"all {n_sa} sources" if len(share_alike) == len(licenses) else ", ".join(share_alike)
+    credited = dict.fromkeys(s["project"] for s in config.snapshots())
     lines = ["# Licenses", "",
              "Sphragis is a mixed-license dataset. Every row lists the licenses of all the upstream records it "
              "was built from in its `licenses` column, and each record in `source_records` names its license, "
              "revision and upstream URL.", "",
-             "* **NonCommercial** (UD Perseus: CC BY-NC-SA 2.5; UD PROIEL: CC BY-NC-SA 3.0): rows carrying these "
+             f"* **NonCommercial** ({noncommercial}): rows carrying these "
              "records may not be used for commercial purposes. Filter on `licenses` to obtain a commercially "
              "usable subset.",
-             "* **ShareAlike** (all seven sources): adaptations (including models' training data derived from "
+             f"* **ShareAlike** ({share_alike_scope}): adaptations (including models' training data derived from "
              "these trees, where that counts as an adaptation) must be shared under the same or a compatible license.",
              "* **Attribution**: credit the treebank projects below.", "",
              "| treebank | license | terms | upstream | revision | rows (_1 configs) |", "|---|---|---|---|---|---:|"]
@@ -197,11 +231,7 @@ def licenses_md(con: duckdb.DuckDBPyConnection) -> str:
         n = counts.get((s["treebank_source"], s["license"]), 0)
         lines.append(f"| {s['treebank_source']} ({s['name']}) | {s['license']} | {LICENSE_NOTES.get(s['license'], '')} "
                      f"| {s['upstream']} | {s['commit']} | {n:,} |")
-    lines += ["", "Attribution: AGDT (Perseus Digital Library, Ancient Greek Dependency Treebank 2.1, G. Celano, "
-              "G. Crane, B. Almas et al.); UD Ancient Greek Perseus (F. Mambrini, G. Celano et al.); UD Ancient "
-              "Greek PROIEL (D. Haug et al.); UD Ancient Greek PTNK (Pedagogical Treebank of the Septuagint); "
-              "Vanessa Gorman, Greek Dependency Trees; Pedalion trees (Perseids publications); Harrington trees "
-              "(J. M. Harrington et al., Perseids publications).", ""]
+    lines += ["", f"Attribution: {'; '.join(ATTRIBUTIONS[p] for p in credited)}.", ""]
     return "\n".join(lines)
 
 

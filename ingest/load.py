@@ -36,7 +36,9 @@ from sphragis.config import DDL_DIR
 from sphragis.queries import query
 from sphragis.workers import exit_with_parent
 
-from .parsers import ParsedFile, XmlWords, parse_agdt_xml, parse_conllu
+from .agdt_xml import parse_agdt_xml
+from .conllu_files import parse_conllu
+from .parsers import ParsedFile, XmlWords
 from .sources import SourceFile
 
 PARSERS: dict[str, Callable[[Path], ParsedFile]] = {"agdt_xml": parse_agdt_xml, "conllu": parse_conllu}

@@ -75,19 +75,21 @@ MAX_TREE_DEPTH = 1000
 #: Build variables of the training treebank models (int_training_candidates,
 #: mart_training_treebank_exclusions, mart_training_treebank; issue 18, seed 001 "Leakage
 #: controls"): the defaults the build uses and `sphragis export-treebank` starts from.
-#: treebank_projects: AGDT-lineage projects written; treebank_folds: the protected UD folds
-#: (folds.known_folds names); the three exclusion rules; treebank_work_folds: folds whose works are
-#: excluded whole (seed 001: PROIEL is held out entirely, so Gorman's Herodotus goes; UD Perseus
-#: dev/test are protected sentence by sentence only); dedup across projects (SPEC §7 key and
-#: priority); authorship curation (SPEC §6, off: a parser does not need it); percentage of each
-#: project's sentences drawn into `dev` by the stable hash (SPEC §8 style; 0 = no split).
+#: treebank_projects: AGDT-lineage projects written (:func:`agdt_lineage`); treebank_folds: the
+#: protected UD folds (:func:`evaluation_folds`, folds.known_folds names); the three exclusion
+#: rules; treebank_work_folds: folds whose works are excluded whole (the seed's ``exclude_works``;
+#: seed 001: PROIEL is held out entirely, so Gorman's Herodotus goes; UD Perseus dev/test are
+#: protected sentence by sentence only); dedup across projects (SPEC §7 key and priority);
+#: authorship curation (SPEC §6, off: a parser does not need it); percentage of each project's
+#: sentences drawn into `dev` by the stable hash (SPEC §8 style; 0 = no split). The three lists
+#: are read from the seeds when this module is imported (:func:`_seed_defaults`).
 TRAINING_TREEBANK_VARS: dict[str, object] = {
-    "treebank_projects": ["agdt", "gorman", "pedalion", "harrington"],
-    "treebank_folds": ["ud_perseus-dev", "ud_perseus-test", "ud_proiel-dev", "ud_proiel-test"],
+    "treebank_projects": [],
+    "treebank_folds": [],
     "treebank_exclude_perseus_sources": True,
     "treebank_exclude_fold_text": True,
     "treebank_exclude_fold_works": True,
-    "treebank_work_folds": ["ud_proiel-dev", "ud_proiel-test"],
+    "treebank_work_folds": [],
     "treebank_dedup": True,
     "treebank_curation": False,
     "treebank_dev_percent": 0,
@@ -233,6 +235,24 @@ def read_seed(name: str, columns: tuple[str, ...], seeds_dir: Path = SEEDS_DIR) 
     return rows
 
 
+def seed_values(name: str, column: str, seeds_dir: Path = SEEDS_DIR) -> tuple[str, ...]:
+    """The distinct values of ``column`` of the checked-in seed ``<seeds_dir>/<name>.csv``, in file
+    order: the one way Python reads a list that a seed holds (e.g. the published inventories of
+    ``export/conllu_units.py``), so the list is not written a second time in code.
+
+    Raises:
+        ValueError: the seed has no column ``column`` (naming the file and its header).
+        OSError: the file cannot be read.
+    """
+    path = seeds_dir / f"{name}.csv"
+    note_read(path)  # an input of the steps that read it (sphragis.state)
+    with path.open(encoding="utf-8", newline="") as fh:
+        reader = csv.DictReader(fh)
+        if column not in (reader.fieldnames or ()):
+            raise ValueError(f"{path}:1: no column {column!r} in the header {','.join(reader.fieldnames or ())}")
+        return tuple(dict.fromkeys(row[column] for row in reader))
+
+
 @cache
 def projects() -> tuple[dict[str, str], ...]:
     """The seven treebank projects, highest SPEC §7 source priority first, from the seed
@@ -250,6 +270,46 @@ def projects() -> tuple[dict[str, str], ...]:
         if not row["priority"].isdigit():
             raise ValueError(f"{SEEDS_DIR / 'source_priority.csv'}:{line}: priority must be an integer")
     return tuple(sorted(rows, key=lambda r: int(r["priority"])))
+
+
+def agdt_lineage() -> tuple[str, ...]:
+    """The AGDT-lineage projects (native trees in the AGDT scheme: AGDT and the projects annotated
+    after its guidelines), highest SPEC §7 priority first: the projects of ``source_priority.csv``
+    whose ``syntax_scheme`` is ``AGDT`` (the one home of that list; the training treebank writes
+    them, the overlap manifests check them against the evaluation folds)."""
+    return tuple(p["project"] for p in projects() if p["syntax_scheme"] == "AGDT")
+
+
+@cache
+def evaluation_folds() -> tuple[dict[str, object], ...]:
+    """The protected evaluation folds of seed 001 (SPEC §12), in file order, from the seed
+    ``sql/seeds/evaluation_folds.csv`` (which mart_eval_fold_overlap reads too): dicts with
+    ``fold_project``, ``fold``, ``name`` (``<fold_project>-<fold>``, a ``folds.known_folds`` name)
+    and ``exclude_works`` (bool: the training treebank leaves out the fold's works whole).
+
+    Raises:
+        ValueError: a malformed seed or an ``exclude_works`` other than true/false (file and line).
+    """
+    rows = read_seed("evaluation_folds", ("fold_project", "fold", "exclude_works"))
+    for line, row in enumerate(rows, start=2):
+        if row["exclude_works"] not in ("true", "false"):
+            raise ValueError(f"{SEEDS_DIR / 'evaluation_folds.csv'}:{line}: exclude_works must be true or false")
+    return tuple({"fold_project": r["fold_project"], "fold": r["fold"], "name": f"{r['fold_project']}-{r['fold']}",
+                  "exclude_works": r["exclude_works"] == "true"} for r in rows)
+
+
+def _seed_defaults() -> None:
+    """Fill the seed-derived defaults of :data:`TRAINING_TREEBANK_VARS` (and so of
+    :data:`BUILD_VARS`, in place: ``runner.DEFAULT_VARS`` is the same dict)."""
+    folds = evaluation_folds()
+    derived = {"treebank_projects": list(agdt_lineage()),
+               "treebank_folds": [f["name"] for f in folds],
+               "treebank_work_folds": [f["name"] for f in folds if f["exclude_works"]]}
+    TRAINING_TREEBANK_VARS.update(derived)
+    BUILD_VARS.update(derived)
+
+
+_seed_defaults()
 
 
 def __getattr__(name: str):

@@ -20,10 +20,6 @@ from lxml import etree
 
 from . import config
 
-#: Columns of ``pin_missing_files`` (one row per missing upstream file).
-COLUMNS = ("snapshot", "project", "treebank_source", "revision", "path", "ud_split", "split_sentences",
-           "devtest_sentences")
-
 _UD_SPLIT = re.compile(r"-ud-(train|dev|test)\.conllu$")
 
 
@@ -57,7 +53,9 @@ def ud_split_sentences(stats: Path) -> dict[str, int]:
 
 
 def missing_file_rows(settings: config.Settings) -> list[tuple]:
-    """One tuple per missing upstream file of the pin list, in :data:`COLUMNS` order.
+    """One tuple per missing upstream file of the pin list, in the column order of
+    ``pin_missing_files`` (:func:`ddl`: snapshot, project, treebank_source, revision, path,
+    ud_split, split_sentences, devtest_sentences).
 
     ``ud_split`` is ``train``/``dev``/``test`` for a UD split file (else NULL); ``split_sentences``
     that split's sentence count and ``devtest_sentences`` the dev+test count, both from the
@@ -75,11 +73,24 @@ def missing_file_rows(settings: config.Settings) -> list[tuple]:
     return rows
 
 
+def ddl() -> str:
+    """The ``create or replace table pin_missing_files`` statement of ``sql/ddl/raw.sql`` (the raw
+    layer's DDL is the one home of the table's columns).
+
+    Raises:
+        LookupError: raw.sql has no such statement.
+    """
+    path = config.DDL_DIR / "raw.sql"
+    m = re.search(r"^create or replace table pin_missing_files \(.*?^\);", path.read_text(encoding="utf-8"),
+                  re.MULTILINE | re.DOTALL)
+    if m is None:
+        raise LookupError(f"{path}: no `create or replace table pin_missing_files` statement")
+    return m.group(0)
+
+
 def load_missing_files(con: duckdb.DuckDBPyConnection, settings: config.Settings) -> int:
     """(Re)create ``pin_missing_files`` from the pin list; returns its row count."""
-    con.execute("create or replace table pin_missing_files (snapshot varchar, project varchar, "
-                "treebank_source varchar, revision varchar, path varchar, ud_split varchar, "
-                "split_sentences integer, devtest_sentences integer)")
+    con.execute(ddl())
     rows = missing_file_rows(settings)
     if rows:
         con.executemany("insert into pin_missing_files values (?, ?, ?, ?, ?, ?, ?, ?)", rows)

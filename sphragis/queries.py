@@ -13,6 +13,7 @@ Example: ``con.execute(query("variant_authors"), {"config": "sentence_1"}).fetch
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from decimal import Decimal
 from functools import cache
 
@@ -71,6 +72,26 @@ def open_warehouse(path=None) -> duckdb.DuckDBPyConnection:
         return duckdb.connect(str(path), read_only=True)
     except duckdb.Error as exc:
         raise RuntimeError(f"cannot open the warehouse {path} read-only: {exc}") from exc
+
+
+def missing_relations(con: duckdb.DuckDBPyConnection, needed: Iterable[str]) -> list[str]:
+    """The names of ``needed`` that are neither a table nor a view of ``con``'s warehouse
+    (:func:`sphragis.state.relations`), in the order given."""
+    have = relations(con)
+    return [name for name in needed if name not in have]
+
+
+def require_relations(con: duckdb.DuckDBPyConnection, needed: Iterable[str],
+                      error: type[Exception] = RuntimeError, where: str = "the warehouse") -> None:
+    """The one check that the tables a program reads are in the warehouse before it reads them.
+
+    Raises:
+        error: ``"<where> has no <names>; rebuild it with `sphragis build`"`` when any of
+            ``needed`` is missing (:func:`missing_relations`).
+    """
+    missing = missing_relations(con, needed)
+    if missing:
+        raise error(f"{where} has no {', '.join(missing)}; rebuild it with `sphragis build`")
 
 
 def records(con, sql: str, params: list | dict | None = None) -> list[dict]:

@@ -27,7 +27,7 @@ from . import config
 from .benchmark import CONFIGS
 from .config import TEMPLATES_DIR, reports_dir
 from .files import write_text_atomic
-from .queries import query, records, relations
+from .queries import missing_relations, query, records
 
 DEFAULT_DIR = reports_dir()
 TEMPLATES = TEMPLATES_DIR
@@ -51,8 +51,7 @@ def load_variation(warehouse: Path) -> dict[str, Any]:
         return {**empty, "note": "no warehouse there; run `sphragis build`"}
     con = duckdb.connect(str(warehouse), read_only=True)
     try:
-        have = relations(con)
-        missing = sorted({"mart_variation", "mart_merge_effects"} - have)
+        missing = missing_relations(con, ("mart_merge_effects", "mart_variation"))
         if missing:
             return {**empty, "note": f"the warehouse lacks {', '.join(missing)}; run `sphragis build`"}
         highlight = records(con, query("report_variation_highlight"),

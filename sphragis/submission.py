@@ -54,30 +54,20 @@ audit's text-baseline accuracies and macro-F1.
 from __future__ import annotations
 
 import argparse
-import csv
 import hashlib
 import json
-import math
 import sys
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from . import config, leaderboard
-from .benchmark import BY_NAME, CHUNK_SIZES, CONFIGS, config_of
+from .benchmark import CHUNK_SIZES, CONFIGS, config_of
 from .files import JSON_DECIMALS, rounded, write_json, write_text_atomic
-from .predictions import (
-    CSV_SCORE_PREFIX,
-    EVAL_SPLIT,
-    FIELDS,
-    FORMAT,
-    SCORES,
-    SubmissionError,
-    export_fingerprint,
-)
+from .predictions import EVAL_SPLIT, FORMAT, SubmissionError, export_fingerprint
+from .submission_input import Predictions, Truth, load_truth, read_predictions
+from .submission_report import render_markdown, render_table
 
 __all__ = [
     "SubmissionError", "Truth", "load_truth", "read_predictions", "render_markdown", "render_table",
@@ -90,209 +80,6 @@ TOP_K = 3
 DECIMALS = JSON_DECIMALS
 
 
-# --------------------------------------------------------------------------------------------
-# the export: gold labels
-
-
-@dataclass(frozen=True)
-class Truth:
-    """One configuration's test split as a submission is checked and scored against it.
-
-    Attributes:
-        config: configuration name; ``track``, ``chunk_size`` from :mod:`sphragis.benchmark`.
-        ids: the test rows' ids, in file order.
-        authors: their gold author labels (object array, file order).
-        labels: the configuration's author labels (those of its train split), sorted.
-        position: id → row index.
-    """
-
-    config: str
-    track: str
-    chunk_size: int
-    ids: tuple[str, ...]
-    authors: np.ndarray
-    labels: tuple[str, ...]
-    position: dict[str, int]
-
-
-def load_truth(out: Path) -> dict[str, Truth]:
-    """Read the ids and gold authors of every configuration's test split, and the author labels
-    of its train split, from the export ``out`` (``data/<config>/<split>-*.parquet``; the
-    configurations that have a folder there, in :data:`CONFIGS` order).
-
-    Raises:
-        SubmissionError: no configuration, a split's file is missing, or an id occurs twice in a
-            test split.
-    """
-    import pyarrow.parquet as pq
-
-    from .audit import AuditError, config_files
-
-    present = tuple(c for c in CONFIGS if (out / "data" / c).is_dir())
-    if not present:
-        raise SubmissionError(f"{out / 'data'}: no configuration; run `sphragis export` first")
-    try:
-        files = config_files(out, present)
-    except AuditError as exc:
-        raise SubmissionError(str(exc)) from exc
-    truth = {}
-    for cfg in present:
-        test = pq.read_table(files[cfg][EVAL_SPLIT], columns=["id", "author"])
-        ids = tuple(str(i) for i in test.column("id").to_pylist())
-        position = {i: k for k, i in enumerate(ids)}
-        if len(position) != len(ids):
-            raise SubmissionError(f"{files[cfg][EVAL_SPLIT]}: ids are not unique")
-        labels = tuple(sorted(set(pq.read_table(files[cfg]["train"], columns=["author"]).column("author")
-                                  .to_pylist())))
-        truth[cfg] = Truth(cfg, BY_NAME[cfg].track, BY_NAME[cfg].chunk_target_size, ids,
-                           np.array(test.column("author").to_pylist(), dtype=object), labels, position)
-    return truth
-
-
-# --------------------------------------------------------------------------------------------
-# reading and checking a predictions file
-
-
-@dataclass
-class Predictions:
-    """The validated predictions of one configuration, aligned to :attr:`Truth.ids`.
-
-    ``authors`` holds the predicted label per test row; ``scores`` is an array (rows × labels,
-    :attr:`Truth.labels` order) when every row gave a score for every label, else None.
-    """
-
-    authors: np.ndarray
-    scores: np.ndarray | None
-    lines: dict[str, int]
-
-
-def _records(path: Path) -> Iterator[tuple[int, Any]]:
-    """``(line, record)`` of a predictions file: a dict per JSON line, or per CSV row (scores
-    gathered from the ``scores.<label>`` columns); a malformed line is raised at once."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise SubmissionError(f"{path}: not UTF-8 text ({exc})") from exc
-    except OSError as exc:
-        raise SubmissionError(f"{path}: cannot read the predictions ({exc.strerror})") from exc
-    is_csv = path.suffix.lower() == ".csv" or (
-        path.suffix.lower() not in (".jsonl", ".ndjson", ".json") and not text.lstrip().startswith("{"))
-    if not is_csv:
-        for line, raw in enumerate(text.split("\n"), start=1):  # JSON strings may hold U+2028
-            if not raw.strip():
-                continue
-            try:
-                rec = json.loads(raw)
-            except ValueError as exc:
-                raise SubmissionError(f"{path}:{line}: malformed line: not JSON ({exc.msg})") from exc
-            if not isinstance(rec, dict):
-                raise SubmissionError(f"{path}:{line}: malformed line: a JSON object is expected, "
-                                      f"found {type(rec).__name__}")
-            yield line, rec
-        return
-    reader = csv.reader(text.splitlines())
-    header = next(reader, None)
-    if header is None:
-        raise SubmissionError(f"{path}:1: malformed line: no CSV header")
-    unknown = [c for c in header if c not in FIELDS and not c.startswith(CSV_SCORE_PREFIX)]
-    if unknown or any(f not in header for f in FIELDS):
-        raise SubmissionError(f"{path}:1: malformed line: the CSV header needs the columns {', '.join(FIELDS)} "
-                              f"and optional {CSV_SCORE_PREFIX}<author> columns, found {', '.join(header)}")
-    for row in reader:
-        line = reader.line_num
-        if not any(cell.strip() for cell in row):
-            continue
-        if len(row) != len(header):
-            raise SubmissionError(f"{path}:{line}: malformed line: {len(row)} CSV fields, the header has "
-                                  f"{len(header)}")
-        rec: dict[str, Any] = {}
-        scores: dict[str, Any] = {}
-        for col, cell in zip(header, row):
-            if col.startswith(CSV_SCORE_PREFIX):
-                if cell.strip():
-                    try:
-                        scores[col[len(CSV_SCORE_PREFIX):]] = float(cell)
-                    except ValueError:
-                        raise SubmissionError(f"{path}:{line}: malformed line: {col} {cell!r} is not a "
-                                              "number") from None
-            else:
-                rec[col] = cell
-        if scores:
-            rec[SCORES] = scores
-        yield line, rec
-
-
-def read_predictions(path: Path, truth: dict[str, Truth]) -> dict[str, Predictions]:
-    """Read and check a predictions file against the export (see the module docstring).
-
-    Returns:
-        {config: :class:`Predictions`} for every configuration the file names, in
-        :data:`~sphragis.benchmark.CONFIGS` order.
-
-    Raises:
-        SubmissionError: the first problem, as ``<file>:<line>: <what>`` (a missing row:
-            ``<file>: <config>: ...`` with the count and the first missing id).
-    """
-    seen: dict[str, dict[str, tuple[int, str, dict | None]]] = {}
-    for line, rec in _records(path):
-        where = f"{path}:{line}"
-        missing = [f for f in FIELDS if f not in rec]
-        extra = sorted(set(rec) - set(FIELDS) - {SCORES})
-        if missing or extra:
-            what = (f"missing field(s) {', '.join(missing)}" if missing else f"unknown field(s) {', '.join(extra)}")
-            raise SubmissionError(f"{where}: malformed line: {what} (fields: {', '.join(FIELDS)}, "
-                                  f"optional {SCORES})")
-        for f in FIELDS:
-            if not isinstance(rec[f], str):
-                raise SubmissionError(f"{where}: malformed line: {f} must be a string, found "
-                                      f"{json.dumps(rec[f], ensure_ascii=False)}")
-        cfg, row_id, author = rec["config"], rec["id"], rec["author"]
-        if cfg not in truth:
-            raise SubmissionError(f"{where}: unknown configuration {cfg!r} (this export has {', '.join(truth)})")
-        t = truth[cfg]
-        if row_id not in t.position:
-            raise SubmissionError(f"{where}: unknown id {row_id!r}: not a {EVAL_SPLIT} row of {cfg}")
-        rows = seen.setdefault(cfg, {})
-        if row_id in rows:
-            raise SubmissionError(f"{where}: duplicate row: id {row_id!r} of {cfg} is already on line "
-                                  f"{rows[row_id][0]}")
-        if author not in t.labels:
-            raise SubmissionError(f"{where}: unknown author label {author!r}: not an author of {cfg} "
-                                  f"({len(t.labels)} labels, e.g. {t.labels[0]!r})")
-        scores = rec.get(SCORES)
-        if scores is not None:
-            if not isinstance(scores, dict):
-                raise SubmissionError(f"{where}: malformed line: {SCORES} must be an object {{author: number}}")
-            for label, value in scores.items():
-                if label not in t.labels:
-                    raise SubmissionError(f"{where}: unknown author label {label!r} in {SCORES}: not an "
-                                          f"author of {cfg}")
-                if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-                    raise SubmissionError(f"{where}: malformed line: the score of {label!r} must be a finite "
-                                          f"number, found {json.dumps(value)}")
-        rows[row_id] = (line, author, scores)
-    if not seen:
-        raise SubmissionError(f"{path}: no predictions")
-    result = {}
-    for cfg in CONFIGS:
-        if cfg not in seen:
-            continue
-        t, rows = truth[cfg], seen[cfg]
-        if len(rows) != len(t.ids):
-            absent = [i for i in t.ids if i not in rows]
-            raise SubmissionError(f"{path}: {cfg}: missing rows: {len(absent):,} of the {len(t.ids):,} {EVAL_SPLIT} "
-                                  f"rows have no prediction (first: id {absent[0]!r}); a configuration "
-                                  "the file names must have every test row once")
-        ordered = [rows[i] for i in t.ids]
-        scores = None
-        if all(s is not None and len(s) == len(t.labels) for _, _, s in ordered):
-            scores = np.array([[s[label] for label in t.labels] for _, _, s in ordered], dtype=np.float64)
-        result[cfg] = Predictions(np.array([a for _, a, _ in ordered], dtype=object), scores,
-                                  {i: rows[i][0] for i in t.ids})
-    return result
-
-
-# --------------------------------------------------------------------------------------------
 # scoring
 
 
@@ -456,97 +243,6 @@ def score_submission(path: Path, out: Path, *, bootstrap: int, seed: int, confid
         "track_gap": gaps,
         "leakage_report": str(config.LEAKAGE_REPORT) if leakage else None,
     }
-
-
-# --------------------------------------------------------------------------------------------
-# rendering
-
-
-def _pct(x: float | None) -> str:
-    return "–" if x is None else f"{100 * x:.1f}"
-
-
-def _ci(ci: list[float] | None) -> str:
-    return "" if ci is None else f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
-
-
-def _verdict(doc: dict) -> str:
-    if doc["beats_floor"] is None:
-        return "no floor (not audited)" if doc["floor"] is None else "no CI"
-    return "yes" if doc["beats_floor"]["accuracy"] else "NO"
-
-
-def _summary_rows(scored: dict) -> list[list[str]]:
-    rows = []
-    for cfg, d in scored["configs"].items():
-        rows.append([cfg, f"{d['rows']:,}", _pct(d["accuracy"]["value"]), _ci(d["accuracy"]["ci"]),
-                     _pct(d["macro_f1"]["value"]), _ci(d["macro_f1"]["ci"]),
-                     _pct((d["floor"] or {}).get("accuracy")), _pct((d["text_baseline"] or {}).get("accuracy")),
-                     _verdict(d)])
-    return rows
-
-
-SUMMARY_HEAD = ["configuration", "rows", "accuracy", "CI", "macro-F1", "CI", "floor", "text baseline",
-                "beats floor (CI low)"]
-GAP_HEAD = ["chunk size", "main", "held-out", "accuracy gap", "CI", "macro-F1 gap", "CI"]
-
-
-def _gap_rows(scored: dict) -> list[list[str]]:
-    return [[k, g["main"], g["held_out"], _pct(g["accuracy"]["gap"]), _ci(g["accuracy"]["ci"]),
-             _pct(g["macro_f1"]["gap"]), _ci(g["macro_f1"]["ci"])] for k, g in scored["track_gap"].items()]
-
-
-def _caption(scored: dict) -> list[str]:
-    p = scored["protocol"]
-    lines = [f"{scored['name']}: {scored['predictions']['file']} scored against the export "
-             f"{scored['export']['path']} (fingerprint {scored['export']['fingerprint'][:16]}…), {p['split']} split; "
-             "figures in %",
-             f"CI: {round(100 * p['confidence'])} % percentile bootstrap over rows, {p['bootstrap']} resamples, "
-             f"seed {p['seed']}" if p["bootstrap"] else "CI: none (bootstrap = 0)"]
-    if scored["leakage_report"] is None:
-        lines.append("floor and baselines: none, the export has no metadata/leakage_report.json (run `sphragis audit`)")
-    if scored["not_submitted"]:
-        lines.append(f"not submitted: {', '.join(scored['not_submitted'])}")
-    return lines
-
-
-def render_table(scored: dict) -> str:
-    """Plain-text tables of a scored submission (:func:`score_submission`): one row per
-    configuration, then the track gaps, then per-author F1 with its CI."""
-    def table(head: list[str], rows: list[list[str]]) -> list[str]:
-        width = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
-        return ["  ".join(c.ljust(w) for c, w in zip(r, width)).rstrip() for r in [head, *rows]]
-
-    lines = [*_caption(scored), "", *table(SUMMARY_HEAD, _summary_rows(scored))]
-    if scored["track_gap"]:
-        lines += ["", "Track gap (main − source-held-out):", *table(GAP_HEAD, _gap_rows(scored))]
-    for cfg, d in scored["configs"].items():
-        lines += ["", f"{cfg}: per-author F1", *table(
-            ["author", "test rows", "predicted", "F1", "CI"],
-            [[a, str(s["support"]), str(s["predicted"]), _pct(s["f1"]), _ci(s["ci"])]
-             for a, s in d["per_author"].items()])]
-    return "\n".join(lines) + "\n"
-
-
-def _md_table(head: list[str], rows: list[list[str]]) -> list[str]:
-    return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head),
-            *("| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in rows)]
-
-
-def render_markdown(scored: dict) -> str:
-    """The Markdown report of a scored submission (the same tables as :func:`render_table`)."""
-    title = f"[{scored['name']}]({scored['link']})" if scored["link"] else scored["name"]
-    lines = [f"# {title}", "", *(f"{line}  " for line in _caption(scored)), "",
-             *_md_table(SUMMARY_HEAD, [[f"`{r[0]}`", *r[1:]] for r in _summary_rows(scored)])]
-    if scored["track_gap"]:
-        lines += ["", "## Track gap (main − source-held-out)", "", *_md_table(GAP_HEAD, _gap_rows(scored))]
-    lines += ["", "## Per-author F1"]
-    for cfg, d in scored["configs"].items():
-        lines += ["", f"### `{cfg}`", "", *_md_table(
-            ["author", "test rows", "predicted", "F1", "CI"],
-            [[a, str(s["support"]), str(s["predicted"]), _pct(s["f1"]), _ci(s["ci"])]
-             for a, s in d["per_author"].items()])]
-    return "\n".join(lines) + "\n"
 
 
 # --------------------------------------------------------------------------------------------

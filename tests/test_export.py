@@ -10,8 +10,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from sphragis.export import writer
-from sphragis.export.conllu_units import render_conllu, validate_units
+from sphragis.export import layout, writer
+from sphragis.export.conllu_units import render_conllu
+from sphragis.export.validation import validate_units
 
 pytestmark = pytest.mark.integration
 
@@ -35,7 +36,7 @@ def test_load_dataset_offline_all_configs(real_export, monkeypatch, tmp_path):
         ds = load_dataset(str(real_export), cfg, cache_dir=str(tmp_path / "hf-cache"))
         assert set(ds) == {"train", "validation", "test"}, cfg
         assert ds.num_rows == {s: variants[cfg]["splits"][s]["rows"] for s in ds}, cfg
-        assert tuple(ds["train"].column_names) == writer.columns_of(cfg)
+        assert tuple(ds["train"].column_names) == layout.columns_of(cfg)
         row = ds["test"][0]
         assert isinstance(row["text"], list) and isinstance(row["conllu"][0][0], list)
         k = int(cfg.rsplit("_", 1)[1])

@@ -1,4 +1,4 @@
-"""Arrow assembly of the published columns (export/writer.py; SPEC §9, §10) on a hand-made warehouse.
+"""Arrow assembly of the published columns (export/assembly.py; SPEC §9, §10) on a hand-made warehouse.
 
 Three units stand in for ``int_eligible_sentences`` and their chosen parses' payload (text,
 tokens, native_syntax) for ``int_units``, joined on the sentence_uid of the first source record
@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from sphragis import runner
-from sphragis.export import conllu_units, metadata, writer
+from sphragis.export import arrays, assembly, conllu_units, layout, metadata, validation
 from sphragis.export.conllu_units import UnitValidationError, render_conllu
 
 
@@ -136,11 +136,11 @@ def con():
 
 @pytest.fixture()
 def units(con):
-    return writer.fetch_units(con)
+    return assembly.fetch_units(con)
 
 
 def assembled(con, units, cfg):
-    return writer.assemble_rows(writer.config_rows(con, cfg, "train"), units, writer.columns_of(cfg))
+    return assembly.assemble_rows(assembly.config_rows(con, cfg, "train"), units, layout.columns_of(cfg))
 
 
 def test_chunk_row_lists_units_in_constituent_order(con, units):
@@ -164,7 +164,7 @@ def test_chunk_row_lists_units_in_constituent_order(con, units):
 
 def test_atomic_rows_follow_row_order_with_one_unit_each(con, units):
     t = assembled(con, units, "sentence_1")
-    assert t.column_names == list(writer.columns_of("sentence_1"))
+    assert t.column_names == list(layout.columns_of("sentence_1"))
     b, a = t.to_pylist()
     assert (b["id"], a["id"]) == (B_ID, A_ID)
     assert b["text"] == ["ἦλθεν"] and b["conllu"] == [[B_TOKENS]]
@@ -177,7 +177,7 @@ def test_atomic_rows_follow_row_order_with_one_unit_each(con, units):
 
 def test_nested_types_are_the_published_ones(con, units):
     t = assembled(con, units, "sentence_5")
-    assert t.column_names == list(writer.columns_of("sentence_5"))
+    assert t.column_names == list(layout.columns_of("sentence_5"))
     conllu = t.schema.field("conllu").type
     assert conllu.value_type.value_type.value_type == TOKEN
     assert t.schema.field("text").type.value_type == pa.string()
@@ -187,21 +187,21 @@ def test_nested_types_are_the_published_ones(con, units):
 
 
 def test_an_unknown_unit_is_an_export_error(con):
-    units = writer.fetch_units(con).filter(pa.compute.not_equal(pa.compute.field("row_id"), A_ID))
-    with pytest.raises(writer.ExportError, match=A_ID):
+    units = assembly.fetch_units(con).filter(pa.compute.not_equal(pa.compute.field("row_id"), A_ID))
+    with pytest.raises(assembly.ExportError, match=A_ID):
         assembled(con, units, "sentence_5")
 
 
 def test_parquet_is_byte_identical_and_round_trips(con, units, tmp_path):
     first, second = tmp_path / "a.parquet", tmp_path / "b.parquet"
-    assert writer.write_config(con, units, "sentence_5", "train", first) == (1, 1)
-    assert writer.write_config(con, units, "sentence_5", "train", second) == (1, 1)
+    assert assembly.write_config(con, units, "sentence_5", "train", first) == (1, 1)
+    assert assembly.write_config(con, units, "sentence_5", "train", second) == (1, 1)
     assert first.read_bytes() == second.read_bytes()
     assert pq.read_table(first).to_pylist() == assembled(con, units, "sentence_5").to_pylist()
 
 
 def test_render_units_equals_render_conllu(units):
-    rendered = dict(zip(units.column("row_id").to_pylist(), writer.render_units(units.column("tokens")).to_pylist()))
+    rendered = dict(zip(units.column("row_id").to_pylist(), conllu_units.render_units(units.column("tokens")).to_pylist()))
     assert list(rendered) == [A_ID, C_ID, B_ID]  # fetch_units orders by row_id
     for row_id, _, tokens, *_ in UNITS:
         assert rendered[row_id] == render_conllu([tokens])
@@ -211,21 +211,21 @@ def test_render_units_equals_render_conllu(units):
 
 
 def test_validation_accepts_the_units_and_names_a_broken_one(con, units):
-    assert writer.validate_published_units(con, units) == 3
-    assert writer.validate_units_table(units, batch=2) == 3
+    assert validation.validate_published_units(con, units) == 3
+    assert validation.validate_units_table(units, batch=2) == 3
     # two roots in C: the CoNLL 2018 loader rejects it, traced back to C across batch boundaries
     two_roots = [tok(1, "καί", None, "ADV", None, 0, "root"), C_TOKENS[1]]
     bad = duckdb.connect()
     build(bad, [UNITS[0], UNITS[1], (C_ID, "καί ἔφη", two_roots, *UNITS[2][3:])])
     with pytest.raises(UnitValidationError) as err:
-        writer.validate_units_table(writer.fetch_units(bad), batch=2)
+        validation.validate_units_table(assembly.fetch_units(bad), batch=2)
     assert err.value.unit_id == C_ID and "CoNLL 2018 loader" in err.value.problem
     # an upper-case form breaks a SPEC §5 invariant (check_invariants) of A
     upper = [dict(A_TOKENS[0], form="Λέγει"), *A_TOKENS[1:]]
     bad = duckdb.connect()
     build(bad, [(A_ID, "Λέγει ὁ ἀνήρ", upper, *UNITS[0][3:]), UNITS[1], UNITS[2]])
     with pytest.raises(UnitValidationError) as err:
-        writer.validate_published_units(bad)
+        validation.validate_published_units(bad)
     assert err.value.unit_id == A_ID and "lowercase" in err.value.problem
 
 
@@ -251,7 +251,7 @@ def test_loader_errors_are_traced_to_their_unit():
 
 
 def test_an_empty_split_keeps_the_published_schema(con, units):
-    empty = writer.assemble_rows(writer.config_rows(con, "sentence_5", "test"), units, writer.columns_of("sentence_5"))
+    empty = assembly.assemble_rows(assembly.config_rows(con, "sentence_5", "test"), units, layout.columns_of("sentence_5"))
     full = assembled(con, units, "sentence_5")
     assert empty.num_rows == 0 and empty.schema == full.schema
 
@@ -259,13 +259,13 @@ def test_an_empty_split_keeps_the_published_schema(con, units):
 def test_loader_task_is_the_rendered_units_with_their_first_lines(units):
     """One loader document per batch: the units rendered one after the other, and the line each
     starts on (A: 3 tokens + blank = lines 1-4, C: 2 tokens = 5-7, B: 1 token = 8-9)."""
-    doc, starts = writer._loader_task(writer.render_units(units.column("tokens")))
+    doc, starts = validation._loader_task(conllu_units.render_units(units.column("tokens")))
     assert doc == render_conllu([A_TOKENS]) + render_conllu([C_TOKENS]) + render_conllu([B_TOKENS])
     assert starts == [1, 5, 8]
     # a batch that is a slice of the units starts counting at its own first line
-    doc, starts = writer._loader_task(writer.render_units(units.column("tokens").slice(1, 2)))
+    doc, starts = validation._loader_task(conllu_units.render_units(units.column("tokens").slice(1, 2)))
     assert doc == render_conllu([C_TOKENS]) + render_conllu([B_TOKENS]) and starts == [1, 4]
-    assert writer._loader_task(writer.render_units(units.column("tokens").slice(0, 0))) == ("", [])
+    assert validation._loader_task(conllu_units.render_units(units.column("tokens").slice(0, 0))) == ("", [])
 
 
 def test_a_single_chunk_column_is_used_without_a_copy(units):
@@ -273,4 +273,4 @@ def test_a_single_chunk_column_is_used_without_a_copy(units):
     used as it is (ChunkedArray.combine_chunks copies even a single chunk)."""
     tokens = units.column("tokens")
     assert tokens.num_chunks == 1
-    assert writer._array(tokens).buffers()[1].address == tokens.chunk(0).buffers()[1].address
+    assert arrays.one_array(tokens).buffers()[1].address == tokens.chunk(0).buffers()[1].address

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from sphragis import cli, config, fetch
+from sphragis import cli, config, fetch, fetch_transport
 from sphragis.fetch import MARKER_NAME, FetchError, UpstreamUnreachable
 
 SHARED_SOURCES = Path(__file__).resolve().parents[1].parent / "shared" / "sources"
@@ -486,7 +486,7 @@ def test_unreachable_upstream_stops_at_once_with_one_message(tmp_path, upstream,
 def test_silent_upstream_times_out(tmp_path, monkeypatch):
     """A server that accepts the connection and never answers: the reachability check gives up
     after NETWORK_TIMEOUT (set to 2 s here; 30 s by default) instead of waiting for TCP/HTTP timeouts."""
-    monkeypatch.setattr(fetch, "NETWORK_TIMEOUT", 2)
+    monkeypatch.setattr(fetch_transport, "NETWORK_TIMEOUT", 2)
     with socket.socket() as server:
         server.bind(("127.0.0.1", 0))
         server.listen(4)  # the kernel completes the handshake; nobody ever reads or answers

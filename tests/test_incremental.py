@@ -10,7 +10,7 @@ import duckdb
 import pytest
 
 from sphragis import bench, build, runner
-from sphragis.export import writer
+from sphragis.export import assembly, export_state, writer
 
 from test_export import _digest  # the digest of the reproducibility test
 
@@ -21,7 +21,7 @@ def _copy_build(src, dst) -> None:
     shutil.copyfile(src.warehouse, dst.warehouse)
     if src.out.exists():
         shutil.copytree(src.out, dst.out)  # copy2: sizes and mtimes kept, as the export state expects
-        shutil.copytree(writer.ExportState.path(src.out), writer.ExportState.path(dst.out))
+        shutil.copytree(export_state.ExportState.path(src.out), export_state.ExportState.path(dst.out))
 
 
 def _model_tables(con) -> list[str]:
@@ -78,8 +78,8 @@ def test_reuse_is_byte_identical_to_a_full_build(real_settings, real_build, real
     r = writer.export(inc)
     con = duckdb.connect(str(inc.warehouse), read_only=True)
     # only units that the first export did not validate are validated (the edit may publish a new one)
-    before = writer.ExportState.load(real_settings.out).validated
-    hashes = writer.unit_hashes(writer.fetch_units(con)).to_pylist()
+    before = export_state.ExportState.load(real_settings.out).validated
+    hashes = assembly.unit_hashes(assembly.fetch_units(con)).to_pylist()
     assert r["reuse"]["units_cached"] == sum(h in before for h in hashes) > 0.99 * len(hashes)
     tables = _model_tables(con)
     assert con.execute("select count(*) from int_curated_sentences where work = ?",

@@ -16,7 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sphragis.ingest import load, sources
-from sphragis.ingest.parsers import parse_agdt_xml, parse_conllu
+from sphragis.ingest.agdt_xml import parse_agdt_xml
+from sphragis.ingest.conllu_files import parse_conllu
 
 SRC = Path(__file__).resolve().parent / "fixtures" / "sources"
 

@@ -9,7 +9,7 @@ and with ``conllu.parse`` gives the same ids, heads, relations, forms, lemmas, U
 the SPEC §5 checks accept them. Invalid units are the same trees with one mutation (a cycle, a
 self-loop, a second root, a head outside the sentence): the validator rejects them and names the
 mutated unit, wherever it sits among valid ones. The vectorized renderer of the exporter
-(``writer.render_units``) must render every unit exactly as ``render_conllu`` does.
+(``conllu_units.render_units``) must render every unit exactly as ``render_conllu`` does.
 """
 
 from __future__ import annotations
@@ -24,16 +24,19 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from udtools.udeval import load_conllu
 
-from sphragis.export import writer
+from sphragis.export import conllu_units, validation
 from sphragis.export.conllu_units import (
     DEPREL_INVENTORY,
     FEATURE_TYPES,
     UPOS_INVENTORY,
     UnitValidationError,
     check_invariants,
+    feats_problem,
+    field_problem,
+    punctuation_problem,
     render_conllu,
-    validate_units,
 )
+from sphragis.export.validation import validate_units
 
 LETTERS = "αβγδεζηθικλμνξοπρστυφχψωάέήίόύώϊϋΐΰ"
 WORD = st.text(alphabet=LETTERS, min_size=1, max_size=8).map(lambda s: unicodedata.normalize("NFC", s))
@@ -48,6 +51,44 @@ FEATS = st.lists(
 ROW_SCHEMA = pa.list_(pa.struct([("id", pa.int32()), ("form", pa.string()), ("lemma", pa.string()),
                                  ("upos", pa.string()), ("feats", pa.string()), ("head", pa.int32()),
                                  ("deprel", pa.string())]))
+
+
+def reference_render(unit) -> str:
+    """The per-token renderer the exporter had before issue 28 (SPEC §9), as the oracle."""
+    def field(value):
+        return "_" if value is None or value == "" else str(value)
+
+    out = []
+    for sentence in unit:
+        for t in sentence:
+            out.append("\t".join((str(t["id"]), field(t["form"]), field(t["lemma"]), field(t["upos"]), "_",
+                                  field(t.get("feats")), str(t["head"]), field(t["deprel"]), "_", "_")))
+        out.append("")
+    return "\n".join(out) + "\n"
+
+
+def reference_invariants(unit, text):
+    """The per-token SPEC §5 check the exporter had before issue 28, as the oracle."""
+    forms = []
+    for sentence in unit:
+        for t in sentence:
+            tid = t["id"]
+            if t["upos"] not in UPOS_INVENTORY:
+                return f"token {tid}: UPOS {t['upos']!r} not in the published inventory"
+            if t["deprel"] not in DEPREL_INVENTORY:
+                return f"token {tid}: DEPREL {t['deprel']!r} not in the published inventory"
+            feats = t.get("feats")
+            problem = feats_problem(feats) if feats else None
+            if problem is None:
+                problem = field_problem("form", t["form"]) or field_problem("lemma", t["lemma"])
+            if problem is None:
+                problem = punctuation_problem(t["form"])
+            if problem:
+                return f"token {tid}: {problem}"
+            forms.append(t["form"])
+    if " ".join(forms) != text:
+        return f"forms do not reconstruct text: {' '.join(forms)[:80]!r} vs {None if text is None else text[:80]!r}"
+    return None
 
 
 @st.composite
@@ -119,14 +160,14 @@ def test_valid_units_pass_every_check(units):
     for _uid, unit, text in triples:
         assert check_invariants(unit, text) is None
     assert validate_units(triples) == len(triples)
-    assert writer.validate_units_table(_units_table(triples)) == len(triples)
+    assert validation.validate_units_table(_units_table(triples)) == len(triples)
 
 
 @settings(max_examples=100, deadline=None)
 @given(st.lists(trees(), min_size=1, max_size=6))
 def test_vectorized_renderer_matches_render_conllu(units):
     triples = [(f"u{i}", [tokens], text_of(tokens)) for i, tokens in enumerate(units)]
-    rendered = writer.render_units(_units_table(triples).column("tokens")).to_pylist()
+    rendered = conllu_units.render_units(_units_table(triples).column("tokens")).to_pylist()
     assert rendered == [render_conllu(unit) for _uid, unit, _text in triples]
 
 
@@ -145,7 +186,7 @@ def test_invalid_trees_are_rejected_naming_the_unit(before, bad, after):
         validate_units(triples)
     assert exc.value.unit_id == "bad" and expected in exc.value.problem
     with pytest.raises(UnitValidationError) as exc:
-        writer.validate_units_table(_units_table(triples))
+        validation.validate_units_table(_units_table(triples))
     assert exc.value.unit_id == "bad" and expected in exc.value.problem
 
 
@@ -184,8 +225,8 @@ BREAKS = [
 @given(st.lists(trees(max_size=6), min_size=1, max_size=5),
        st.lists(st.tuples(st.integers(0, 10), st.integers(0, 10), st.sampled_from(BREAKS)), max_size=3))
 def test_column_wise_invariants_agree_with_check_invariants(units, breaks):
-    """The exporter checks the §5 rules on distinct values (``writer.invalid_units``); it must flag
-    exactly the units check_invariants rejects, and report check_invariants' own message."""
+    """The one validator checks the §5 rules on distinct values (``conllu_units.unit_problems``); it
+    must flag exactly the units the per-token reference rejects, with the reference's message."""
     texts = [text_of(tokens) for tokens in units]
     for u, k, (field, value) in breaks:
         u %= len(units)
@@ -197,14 +238,15 @@ def test_column_wise_invariants_agree_with_check_invariants(units, breaks):
         if field == "form":
             texts[u] = " ".join(t["form"] or "" for t in units[u])
     triples = [(f"u{i}", [tokens], text) for i, (tokens, text) in enumerate(zip(units, texts))]
-    expected = [check_invariants(unit, text) for _uid, unit, text in triples]
-    assert writer.invalid_units(_units_table(triples)).tolist() == [p is not None for p in expected]
+    expected = [reference_invariants(unit, text) for _uid, unit, text in triples]
+    assert conllu_units.unit_problems(_units_table(triples)) == {i: p for i, p in enumerate(expected) if p}
+    assert [check_invariants(unit, text) for _uid, unit, text in triples] == expected
     first = next(((uid, p) for (uid, _u, _t), p in zip(triples, expected) if p), None)
     if first is None:
-        assert writer.validate_units_table(_units_table(triples)) == len(triples)
+        assert validation.validate_units_table(_units_table(triples)) == len(triples)
     else:
         with pytest.raises(UnitValidationError) as exc:
-            writer.validate_units_table(_units_table(triples))
+            validation.validate_units_table(_units_table(triples))
         assert (exc.value.unit_id, exc.value.problem) == first
 
 
@@ -216,13 +258,13 @@ def test_loader_in_worker_processes_names_the_first_failing_unit():
     upper = [dict(ok[0], form="Ναί")]
     table = _units_table([("ok", [ok], "ναί"), ("roots", [two_roots], "ναί ναί"), ("upper", [upper], "Ναί")])
     with pytest.raises(UnitValidationError) as exc:
-        writer.validate_units_table(table, batch=1, workers=2)
+        validation.validate_units_table(table, batch=1, workers=2)
     assert exc.value.unit_id == "roots" and "multiple roots" in exc.value.problem
     table = _units_table([("ok", [ok], "ναί"), ("upper", [upper], "Ναί"), ("roots", [two_roots], "ναί ναί")])
     with pytest.raises(UnitValidationError) as exc:
-        writer.validate_units_table(table, batch=1, workers=2)
+        validation.validate_units_table(table, batch=1, workers=2)
     assert exc.value.unit_id == "upper" and "is not lowercase" in exc.value.problem
-    assert writer.validate_units_table(_units_table([("ok", [ok], "ναί")] * 3), batch=1, workers=2) == 3
+    assert validation.validate_units_table(_units_table([("ok", [ok], "ναί")] * 3), batch=1, workers=2) == 3
 
 
 def _units_table(triples) -> pa.Table:

@@ -350,11 +350,11 @@ def test_benchmark_rows_shapes(con):
     assert summary["sentence_10", "validation"] == (3, (50 + 100 + 100) // 10)
     assert summary["source_held_out_1", "test"] == (2, 150 + 150)
     assert summary["source_held_out_50", "train"] == (2, (650 + 700) // 50)
-    # the nested payload is assembled by the exporter from the narrow mart (export/writer.py)
-    from sphragis.export import writer
+    # the nested payload is assembled by the exporter from the narrow mart (export/assembly.py)
+    from sphragis.export import assembly, layout
 
-    table = writer.assemble_rows(writer.config_rows(con, "source_held_out_5", "train"), writer.fetch_units(con),
-                                 writer.columns_of("source_held_out_5"))
+    table = assembly.assemble_rows(assembly.config_rows(con, "source_held_out_5", "train"), assembly.fetch_units(con),
+                                   layout.columns_of("source_held_out_5"))
     row = table.slice(0, 1).to_pylist()[0]  # row_order 1: Beta, the first held-out author
     assert row["author"] == "Beta"
     text, conllu, records, licenses, native, size, ids, prov, held, work = (row[c] for c in (
@@ -370,8 +370,8 @@ def test_benchmark_rows_shapes(con):
     assert held == "Pedalion" and work == "Beta One"
     assert [p["id"] for p in prov] == ids
     assert licenses == sorted(set(licenses))
-    held_works = writer.assemble_rows(writer.config_rows(con, "work_held_out_10", "validation"),
-                                      writer.fetch_units(con), writer.columns_of("work_held_out_10"))
+    held_works = assembly.assemble_rows(assembly.config_rows(con, "work_held_out_10", "validation"),
+                                      assembly.fetch_units(con), layout.columns_of("work_held_out_10"))
     assert "held_out_source" not in held_works.column_names
     first = held_works.slice(0, 1).to_pylist()[0]
     val, test = _first_by_work_hash("tlg9004.tlg002", "tlg9004.tlg003")

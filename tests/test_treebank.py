@@ -27,7 +27,7 @@ from lxml import etree
 
 from sphragis import config, runner
 from sphragis.evaluation import folds
-from sphragis.export import treebank
+from sphragis.export import treebank, treebank_options
 from sphragis.ingest import load, sources
 from test_atomic import FIXTURE_LAYOUT, FIXTURE_SOURCES, tiny_sources
 
@@ -112,7 +112,7 @@ def tiny(tmp_path_factory) -> Path:
     con = duckdb.connect(str(wh))
     try:
         load.load(con, files, load.parse_all(files, workers=1))
-        runner.run(con, runner.load_project(), select=list(treebank.MODELS) + [
+        runner.run(con, runner.load_project(), select=list(treebank_options.MODELS) + [
             "int_native_tree_tokens", "int_token_morphology", "int_tokens"])
     finally:
         con.close()

@@ -52,7 +52,7 @@ from dataclasses import dataclass
 import duckdb
 
 from .. import config
-from ..queries import query, relations
+from ..queries import query, require_relations
 from . import folds
 
 __all__ = [
@@ -271,12 +271,8 @@ def render(con: duckdb.DuckDBPyConnection, name: str | AnnotationName) -> Annota
         RuntimeError: the warehouse lacks a model the rendering reads.
     """
     an = parse_name(name) if isinstance(name, str) else name
-    have = relations(con)
-    needed = _REQUIRED + (("mart_ud_perseus_agdt_overlap",) if an.via_overlap else ())
-    missing = [t for t in needed if t not in have]
-    if missing:
-        raise RuntimeError(f"{an.name}: the warehouse has no {', '.join(missing)}; rebuild it with "
-                           "`sphragis build`")
+    require_relations(con, _REQUIRED + (("mart_ud_perseus_agdt_overlap",) if an.via_overlap else ()),
+                      where=f"{an.name}: the warehouse")
     selection, params = _selection(an)
     return _rendered(con, an.name, selection, params, an.view)
 

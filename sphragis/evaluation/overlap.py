@@ -25,20 +25,19 @@ from typing import Any
 
 import duckdb
 
-from ..config import projects, read_seed
+from ..config import agdt_lineage, evaluation_folds
 from ..files import write_json
-from ..queries import records, relations
+from ..queries import records, require_relations
 
 __all__ = ["FOLDS", "MARTS", "PROJECTS", "format_summary", "manifest", "summary", "write_manifest"]
 
 #: The evaluation folds of seed 001, in report order: (fold name, fold project, split), from the
-#: seed ``sql/seeds/evaluation_folds.csv`` (which mart_eval_fold_overlap reads too).
-FOLDS: tuple[tuple[str, str, str], ...] = tuple(
-    (f"{r['fold_project']}-{r['fold']}", r["fold_project"], r["fold"])
-    for r in read_seed("evaluation_folds", ("fold_project", "fold")))
-#: Training-side projects of mart_eval_fold_overlap in source-priority order: the projects with
-#: AGDT-style native syntax (seed ``source_priority.csv``, ``syntax_scheme`` AGDT).
-PROJECTS: tuple[str, ...] = tuple(p["project"] for p in projects() if p["syntax_scheme"] == "AGDT")
+#: seed ``sql/seeds/evaluation_folds.csv`` (:func:`sphragis.config.evaluation_folds`; which
+#: mart_eval_fold_overlap reads too).
+FOLDS: tuple[tuple[str, str, str], ...] = tuple((f["name"], f["fold_project"], f["fold"]) for f in evaluation_folds())
+#: Training-side projects of mart_eval_fold_overlap in source-priority order: the AGDT-lineage
+#: projects (:func:`sphragis.config.agdt_lineage`).
+PROJECTS: tuple[str, ...] = agdt_lineage()
 #: Warehouse tables this module reads.
 MARTS: tuple[str, ...] = ("mart_ud_perseus_agdt_overlap", "mart_eval_fold_overlap", "mart_ud_perseus_resolution_counts",
                           "mart_ud_perseus_resolved_files", "mart_eval_fold_overlap_cells", "mart_eval_overlap_sources",
@@ -61,10 +60,7 @@ RULES = {
 
 
 def _check_marts(con: duckdb.DuckDBPyConnection) -> None:
-    have = relations(con)
-    missing = [m for m in MARTS if m not in have]
-    if missing:
-        raise RuntimeError(f"the warehouse has no {', '.join(missing)}; rebuild it with `sphragis build`")
+    require_relations(con, MARTS)
 
 
 def summary(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from typing import Any
 
 import duckdb
 
-from ..queries import records, relations
+from ..queries import missing_relations, records
 
 def plotly_js() -> str:
     """The plotly.js bundle shipped inside the ``plotly`` Python package (minified).
@@ -47,8 +47,7 @@ def variation_data(warehouse: Path) -> dict[str, Any] | None:
         return None
     con = duckdb.connect(str(warehouse), read_only=True)
     try:
-        have = relations(con)
-        if not {"mart_variation", "mart_rates"} <= have:
+        if missing_relations(con, ("mart_variation", "mart_rates")):
             return None
         variation = records(con, "select * exclude (n_category_tokens) from mart_variation "
                                  "order by kind, scheme, category")

@@ -59,3 +59,17 @@ create or replace table ingest_rejects (
     upstream_sentence_id varchar,
     reason varchar not null
 );
+
+-- The pin list's missing upstream files (sphragis/sources.json `missing`; issue 19): not parsed
+-- from the sources but made anew by every build from the pin list (sphragis/pins.py runs this
+-- statement, then inserts the rows) for the seed-000 reconciliation.
+create or replace table pin_missing_files (
+    snapshot varchar,                     -- pin-list snapshot name
+    project varchar,                      -- project key
+    treebank_source varchar,              -- display name (SPEC §1)
+    revision varchar,                     -- pinned commit
+    path varchar,                         -- path of the missing file inside the upstream repository
+    ud_split varchar,                     -- train | dev | test for a UD split file, else NULL
+    split_sentences integer,              -- that split's sentence count from the snapshot's stats.xml
+    devtest_sentences integer             -- dev + test sentence count from the snapshot's stats.xml
+);

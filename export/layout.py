@@ -1,0 +1,72 @@
+"""The published layout of the benchmark (SPEC §9; seed 000 "Principal columns"): the columns of
+every configuration in order, the Parquet writer options and where each configuration split's
+file lives in an export directory. The exporter (:mod:`.writer`, :mod:`.assembly`) writes by it
+and the dataset card (:mod:`.card`) reads by it.
+
+A configuration's shape (chunked or not, its track) is read from :data:`sphragis.benchmark.BY_NAME`
+(the seed ``sql/seeds/benchmark_configs.csv``), never from its name.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sphragis.benchmark import BY_NAME
+
+#: Columns of every configuration, in order (seed 000 "Principal columns").
+BASE_COLUMNS = (
+    "id", "author", "work", "work_id", "genre", "text", "conllu", "cts_urn", "passage", "treebank_source",
+    "native_syntax", "source_records", "licenses", "dedup_key", "split",
+)
+#: Extra columns of the chunked configurations (``chunk_target_size`` above 1).
+CHUNK_COLUMNS = (
+    "chunk_size", "chunk_target_size", "constituent_ids", "constituent_provenance", "chunk_work_ids",
+    "chunk_works", "chunk_is_mixed_work",
+)
+#: Extra columns of the held-out tracks, by track (sql/seeds/benchmark_configs.csv).
+TRACK_COLUMNS = {"source_held_out": ("held_out_source",), "work_held_out": ("held_out_works",)}
+
+#: Columns assembled per unit from ``int_eligible_sentences`` and ``int_units`` (the others come
+#: from ``mart_benchmark_rows``).
+UNIT_COLUMNS = (
+    "text", "conllu", "cts_urn", "passage", "treebank_source", "dedup_key", "native_syntax", "source_records",
+    "licenses",
+)
+
+#: Chosen by measurement (issue #14; sentence_1/train, 44,250 rows, pyarrow CPU time, best of 2):
+#: zstd-9 / 2,000-row groups 2.27 s, 13.2 MB; zstd-3 / 2,000 0.97 s, 14.2 MB; zstd-1 / 2,000
+#: 0.95 s, 14.8 MB; zstd-3 / 10,000 1.04 s, 13.0 MB; snappy / 2,000 0.85 s, 20.7 MB.
+PARQUET_OPTIONS = {"compression": "zstd", "compression_level": 3, "row_group_size": 10_000, "write_statistics": True}
+
+
+def is_chunked(config_name: str) -> bool:
+    """Whether the rows of ``config_name`` are chunks of several units (``chunk_target_size`` > 1).
+
+    Raises:
+        KeyError: not a configuration of ``benchmark_configs.csv``.
+    """
+    return BY_NAME[config_name].chunk_target_size > 1
+
+
+def columns_of(config_name: str) -> tuple[str, ...]:
+    """Column names of one configuration, in published order.
+
+    Raises:
+        KeyError: not a configuration of ``benchmark_configs.csv``.
+    """
+    cols = BASE_COLUMNS
+    if is_chunked(config_name):
+        cols += CHUNK_COLUMNS
+    cols += TRACK_COLUMNS.get(BY_NAME[config_name].track, ())
+    return cols
+
+
+def data_file(config_name: str, split: str) -> str:
+    """Path of one configuration split's Parquet file, relative to the export directory
+    (``data/<config>/<split>-00000-of-00001.parquet``; the card's ``configs`` glob matches it)."""
+    return f"data/{config_name}/{split}-00000-of-00001.parquet"
+
+
+def data_path(out: Path, config_name: str, split: str) -> Path:
+    """:func:`data_file` inside the export directory ``out``."""
+    return out / data_file(config_name, split)

@@ -1,0 +1,94 @@
+"""Rendering of a scored submission (``sphragis score``; :mod:`sphragis.submission`): the plain-text
+table printed on stdout (:func:`render_table`) and the ``--markdown`` report (:func:`render_markdown`).
+"""
+
+from __future__ import annotations
+
+__all__ = ["render_markdown", "render_table"]
+
+
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{100 * x:.1f}"
+
+
+def _ci(ci: list[float] | None) -> str:
+    return "" if ci is None else f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
+
+
+def _verdict(doc: dict) -> str:
+    if doc["beats_floor"] is None:
+        return "no floor (not audited)" if doc["floor"] is None else "no CI"
+    return "yes" if doc["beats_floor"]["accuracy"] else "NO"
+
+
+def _summary_rows(scored: dict) -> list[list[str]]:
+    rows = []
+    for cfg, d in scored["configs"].items():
+        rows.append([cfg, f"{d['rows']:,}", _pct(d["accuracy"]["value"]), _ci(d["accuracy"]["ci"]),
+                     _pct(d["macro_f1"]["value"]), _ci(d["macro_f1"]["ci"]),
+                     _pct((d["floor"] or {}).get("accuracy")), _pct((d["text_baseline"] or {}).get("accuracy")),
+                     _verdict(d)])
+    return rows
+
+
+SUMMARY_HEAD = ["configuration", "rows", "accuracy", "CI", "macro-F1", "CI", "floor", "text baseline",
+                "beats floor (CI low)"]
+GAP_HEAD = ["chunk size", "main", "held-out", "accuracy gap", "CI", "macro-F1 gap", "CI"]
+
+
+def _gap_rows(scored: dict) -> list[list[str]]:
+    return [[k, g["main"], g["held_out"], _pct(g["accuracy"]["gap"]), _ci(g["accuracy"]["ci"]),
+             _pct(g["macro_f1"]["gap"]), _ci(g["macro_f1"]["ci"])] for k, g in scored["track_gap"].items()]
+
+
+def _caption(scored: dict) -> list[str]:
+    p = scored["protocol"]
+    lines = [f"{scored['name']}: {scored['predictions']['file']} scored against the export "
+             f"{scored['export']['path']} (fingerprint {scored['export']['fingerprint'][:16]}…), {p['split']} split; "
+             "figures in %",
+             f"CI: {round(100 * p['confidence'])} % percentile bootstrap over rows, {p['bootstrap']} resamples, "
+             f"seed {p['seed']}" if p["bootstrap"] else "CI: none (bootstrap = 0)"]
+    if scored["leakage_report"] is None:
+        lines.append("floor and baselines: none, the export has no metadata/leakage_report.json (run `sphragis audit`)")
+    if scored["not_submitted"]:
+        lines.append(f"not submitted: {', '.join(scored['not_submitted'])}")
+    return lines
+
+
+def render_table(scored: dict) -> str:
+    """Plain-text tables of a scored submission (:func:`score_submission`): one row per
+    configuration, then the track gaps, then per-author F1 with its CI."""
+    def table(head: list[str], rows: list[list[str]]) -> list[str]:
+        width = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+        return ["  ".join(c.ljust(w) for c, w in zip(r, width)).rstrip() for r in [head, *rows]]
+
+    lines = [*_caption(scored), "", *table(SUMMARY_HEAD, _summary_rows(scored))]
+    if scored["track_gap"]:
+        lines += ["", "Track gap (main − source-held-out):", *table(GAP_HEAD, _gap_rows(scored))]
+    for cfg, d in scored["configs"].items():
+        lines += ["", f"{cfg}: per-author F1", *table(
+            ["author", "test rows", "predicted", "F1", "CI"],
+            [[a, str(s["support"]), str(s["predicted"]), _pct(s["f1"]), _ci(s["ci"])]
+             for a, s in d["per_author"].items()])]
+    return "\n".join(lines) + "\n"
+
+
+def _md_table(head: list[str], rows: list[list[str]]) -> list[str]:
+    return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head),
+            *("| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in rows)]
+
+
+def render_markdown(scored: dict) -> str:
+    """The Markdown report of a scored submission (the same tables as :func:`render_table`)."""
+    title = f"[{scored['name']}]({scored['link']})" if scored["link"] else scored["name"]
+    lines = [f"# {title}", "", *(f"{line}  " for line in _caption(scored)), "",
+             *_md_table(SUMMARY_HEAD, [[f"`{r[0]}`", *r[1:]] for r in _summary_rows(scored)])]
+    if scored["track_gap"]:
+        lines += ["", "## Track gap (main − source-held-out)", "", *_md_table(GAP_HEAD, _gap_rows(scored))]
+    lines += ["", "## Per-author F1"]
+    for cfg, d in scored["configs"].items():
+        lines += ["", f"### `{cfg}`", "", *_md_table(
+            ["author", "test rows", "predicted", "F1", "CI"],
+            [[a, str(s["support"]), str(s["predicted"]), _pct(s["f1"]), _ci(s["ci"])]
+             for a, s in d["per_author"].items()])]
+    return "\n".join(lines) + "\n"
