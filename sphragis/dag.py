@@ -204,14 +204,15 @@ def sections(project: Any, renderer: Any) -> dict[str, dict[str, Any]]:
     """``{"queries": …, "exposures": …}`` for the build manifest (:func:`queries_section`,
     :func:`exposures_section`) of the runner's ``project`` (a ``sphragis.runner.Project``), its
     queries rendered by ``renderer`` (the project's Jinja environment): the one call of the
-    runner's manifest writer. They belong to the package's project: a project whose models lie
-    elsewhere (a test's) gets empty sections.
+    runner's manifest writer. They belong to the package's project: a project that does not hold
+    every model of ``models/`` (a test's, or a subset of the package's) gets empty sections.
 
     Raises:
         LineageError: see :func:`queries_section` and :func:`exposures_section`.
     """
     root = MODELS_DIR.resolve()
-    if not any(root in Path(m.path).resolve().parents for m in project.models.values()):
+    held = {m.name for m in project.models.values() if root in Path(m.path).resolve().parents}
+    if not held or not {p.stem for p in root.rglob("*.sql")} <= held:
         return {"queries": {}, "exposures": {}}
     queries = queries_section(project, renderer)
     return {"queries": queries, "exposures": exposures_section(project, queries)}

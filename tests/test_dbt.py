@@ -1,8 +1,11 @@
 """dbt-core + dbt-duckdb build the warehouse the runner builds, from the same files (issue 28, item 5).
 
 ``dbt_project.yml``, ``profiles.yml`` and the plugin ``sphragis.dbt_plugin`` (the Python UDFs) let
-``dbt build`` run the models, seeds, macros, yml data tests, yml ``unit_tests:`` and SQL tests
-with no edit to any ``.sql`` file. The test ingests the fixture sources (``tests/fixtures/sources``,
+``dbt build`` run the models, seeds, macros, yml data tests and SQL tests with no edit to any
+``.sql`` file. The yml ``unit_tests:`` are the runner's (``tests/test_unit_tests.py``): dbt 1.11
+does not compile them here (its unit tests do not support recursive SQL, which
+``int_token_morphology``, ``int_split_words`` and ``int_token_relations`` use, and it reported the
+seed inputs of ``int_token_morphology``'s as unknown nodes), so this build excludes them. The test ingests the fixture sources (``tests/fixtures/sources``,
 laid out by ``test_atomic.tiny_settings``) with the project's own ingest into a DuckDB file, lets
 ``dbt build`` (dbt's Python API, ``dbtRunner``) build every model on it, builds the same sources
 with ``sphragis build`` and compares every table and view: columns and types, and rows as multisets
@@ -66,12 +69,6 @@ def _contents(con: duckdb.DuckDBPyConnection, name: str) -> tuple[list, collecti
     return columns, collections.Counter(map(_canon, cur.fetchall()))
 
 
-def _unit_tests() -> int:
-    """The ``unit_tests:`` entries of the schema files (dbt runs them in ``dbt build``)."""
-    return sum(len((yaml.safe_load(p.read_text(encoding="utf-8")) or {}).get("unit_tests") or [])
-               for p in (REPO / "models").rglob("*.yml"))
-
-
 def test_dbt_builds_the_fixture_warehouse_the_runner_builds(tmp_path):
     pytest.importorskip("dbt.cli.main", reason="dbt-core is not installed (the dev extra has it)")
     pytest.importorskip("dbt.adapters.duckdb", reason="dbt-duckdb is not installed (the dev extra has it)")
@@ -90,22 +87,25 @@ def test_dbt_builds_the_fixture_warehouse_the_runner_builds(tmp_path):
     target = tmp_path / "dbt" / "target"
     done = subprocess.run(
         [sys.executable, "-m", "dbt.cli.main", "build", "--project-dir", str(REPO), "--profiles-dir", str(REPO),
-         "--threads", "2", "--target-path", str(target), "--log-path", str(tmp_path / "dbt" / "logs")],
+         "--threads", "2", "--exclude-resource-type", "unit_test", "--target-path", str(target), "--log-path", str(tmp_path / "dbt" / "logs")],
         env={**os.environ, "SPHRAGIS_WAREHOUSE": str(warehouse), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"},
         capture_output=True, text=True, cwd=tmp_path)
     results = json.loads((target / "run_results.json").read_text(encoding="utf-8"))["results"] \
         if (target / "run_results.json").is_file() else []
-    failed = [(r["unique_id"], r["status"], r["message"]) for r in results if r["status"] not in ("success", "pass")]
+    # dbt lists the exposures (models/_exposures.yml) as no-op nodes of the build
+    failed = [(r["unique_id"], r["status"], r["message"]) for r in results
+              if r["status"] not in ("success", "pass") and not (r["unique_id"].startswith("exposure.") and r["status"] == "no-op")]
     assert done.returncode == 0 and not failed, (failed[:10], done.stdout[-3000:])
     statuses = collections.Counter((r["unique_id"].split(".")[0], r["status"]) for r in results)
 
     # the runner: the same sources, `sphragis build`
     build.build(settings, out=Console(quiet=True))
     project = runner.load_project()
-    n_data_tests = len(runner.compile_tests(project)) + len(project.sql_tests)  # yml data tests and SQL tests
+    n_data_tests = len(runner.data_tests(project)) + len(project.sql_tests)  # yml data tests and SQL tests
     assert statuses == {("model", "success"): len(project.models), ("seed", "success"): len(project.seeds),
                         ("test", "pass"): n_data_tests,
-                        **({("unit_test", "pass"): _unit_tests()} if _unit_tests() else {})}
+                        ("exposure", "no-op"): len(yaml.safe_load((REPO / "models" / "_exposures.yml").read_text(
+                            encoding="utf-8"))["exposures"])}
 
     ours = duckdb.connect(str(settings.warehouse), read_only=True)
     theirs = duckdb.connect(str(warehouse), read_only=True)

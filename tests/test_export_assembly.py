@@ -92,9 +92,10 @@ GORMAN_UNIT = (12, "λέγει ἀνήρ", [A_TOKENS[0], {**A_TOKENS[2], "id": 2
 
 
 def build(con, units=UNITS):
-    """The four source tables the exporter reads, filled from ``units`` (``int_units`` also holds
-    :data:`GORMAN_UNIT`), and the seed benchmark_configs (the metadata's license counts read the
-    sentence-level configurations)."""
+    """The four tables the exporter's marts read, filled from ``units`` (``int_units`` also holds
+    :data:`GORMAN_UNIT`), the seed benchmark_configs (the metadata's license counts read the
+    sentence-level configurations) and the marts ``mart_export_units`` and ``mart_license_rows``
+    rendered from their models."""
     runner.load_seeds(con, runner.load_project(), names={"benchmark_configs"})
     src = pa.Table.from_pylist([dict(zip(UNITS_SCHEMA.names, u)) for u in units], schema=UNITS_SCHEMA)
     con.register("units_src", src)
@@ -124,6 +125,10 @@ def build(con, units=UNITS):
         ) as t(config, split, row_order, id, author, work, work_id, genre, chunk_size, chunk_target_size,
                constituent_ids, constituent_provenance, chunk_work_ids, chunk_works, chunk_is_mixed_work,
                held_out_source)""")
+    # the two marts the exporter reads, as the build makes them (their own SQL over the tables above)
+    project = runner.load_project()
+    for name in ("mart_export_units", "mart_license_rows"):
+        con.execute(f"create view {name} as {runner.render(project, name)}")
 
 
 @pytest.fixture()

@@ -393,7 +393,8 @@ def test_required_tables_are_checked_by_one_function(tmp_path):
         text = path.read_text(encoding="utf-8")
         if mod != "sphragis.queries":
             assert "; rebuild it with `sphragis build`\"" not in text, f"{mod}: a second required-tables check"
-        if mod not in ("sphragis.queries", "sphragis.runner", "sphragis.build", "sphragis.state"):
+        # the runner and the build look up their own manifest table, not a program's inputs
+        if mod not in ("sphragis.queries", "sphragis.build", "sphragis.state") and not mod.startswith("sphragis.runner"):
             assert "from duckdb_tables()" not in text, f"{mod}: a second required-tables check"
 
 

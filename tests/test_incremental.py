@@ -39,13 +39,14 @@ def _same_tables(a, b, names) -> None:
         typed = con.execute(f"select column_name, column_type from (describe a.{t})").fetchall()
         # DOUBLE aggregates (rates, variation) differ in the last bits between any two runs of the
         # same query (parallel summation order), reused or not: compared to 9 decimals
-        cols = ", ".join(f"round({c}, 9) as {c}" if typ in ("DOUBLE", "FLOAT") else c for c, typ in typed)
+        cols = ", ".join(f'round("{c}", 9) as "{c}"' if typ in ("DOUBLE", "FLOAT") else f'"{c}"' for c, typ in typed)
         # a EXCEPT ALL b and b EXCEPT ALL a, counted in one pass (3-5x faster than the two set
         # operations): per distinct row, its count in a minus its count in b; NULLs group together
         # as EXCEPT compares them
+        names = ", ".join(f'"{c}"' for c, _ in typed)
         a_only, b_only = con.execute(
             f"select coalesce(sum(greatest(d, 0)), 0), coalesce(sum(greatest(-d, 0)), 0) from ("
-            f"select {', '.join(c for c, _ in typed)}, sum(w) as d from ("
+            f"select {names}, sum(w) as d from ("
             f"select {cols}, 1 as w from a.{t} union all select {cols}, -1 as w from b.{t}) "
             f"group by all having sum(w) <> 0)").fetchone()
         assert a_only == 0, f"{t}: {a_only} rows of a not in b"

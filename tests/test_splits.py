@@ -29,6 +29,7 @@ SPLIT_MODELS = [
     "int_work_held_out_choice",
     "mart_split_assignments",
     "mart_split_rows",
+    "mart_export_units",
     "mart_split_exclusions",
     "mart_author_split_counts",
     "mart_held_out_choices",
