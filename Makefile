@@ -71,5 +71,5 @@ lint: install  ## lint every .sql file with sqlfluff (models, sql/analyses, sql/
 bench: install  ## full build / parse-floor ratio, peak RSS, rebuild share (SPEC §13); export, audit, treebank, make export: wall, CPU, RSS
 	$(BIN)/python -m sphragis.bench
 
-clean:  ## remove the warehouse, unpacked sources and exports
-	rm -rf warehouse.duckdb warehouse.duckdb.* data dist reports site
+clean:  ## remove the warehouse, unpacked sources, exports and setuptools' build/ (whose stale files a wheel would pick up)
+	rm -rf warehouse.duckdb warehouse.duckdb.* data dist reports site build
