@@ -136,3 +136,25 @@ def test_a_bad_exposure_is_an_error_naming_its_file(project, sections, tmp_path)
                    "    meta: {modules: [sphragis.report]}\n", encoding="utf-8")
     with pytest.raises(dag.LineageError, match="run named queries that do not exist: report_variation_highlight"):
         dag.exposures_section(project, {}, tmp_path)
+
+
+def test_every_module_that_runs_a_named_query_belongs_to_an_exposure():
+    """The exposures' ``meta.modules`` lists are what puts a program's named queries in the
+    lineage: a module that runs one (a ``query("…")`` call) and is in no exposure, as
+    ``sphragis.audit_features`` was when the audit was split, drops its queries' edges. The
+    ingest's modules write the raw layer and are no exposure; ``sphragis.queries`` renders queries
+    for the others."""
+    import ast
+
+    listed = {m for e in dag.exposure_specs().values() for m in (e.get("meta") or {}).get("modules") or []}
+    from test_homes import _python_files  # every module of sphragis/, export/, ingest/ by its import name
+
+    running = set()
+    for mod, path in sorted(_python_files().items()):
+        tree = ast.parse(path.read_bytes(), str(path))
+        if any(isinstance(n, ast.Call) and (getattr(n.func, "id", None) or getattr(n.func, "attr", None)) == "query"
+               and n.args and isinstance(n.args[0], ast.Constant) for n in ast.walk(tree)):
+            running.add(mod)
+    assert "sphragis.audit_features" in running and "sphragis.export.metadata" in running
+    unlisted = sorted(m for m in running - listed if not m.startswith("sphragis.ingest") and m != "sphragis.queries")
+    assert not unlisted, f"modules running named queries in no exposure's meta.modules (models/_exposures.yml): {unlisted}"
