@@ -19,8 +19,8 @@ tree) and keeps the peak per step (:mod:`sphragis.measure`). One run measures, i
    larger is predicted to take ``k^b`` times as long;
 6. **long sentence** (issue #27): a full build of a small tree (the 0 % subset: one file per
    snapshot) alone, then with one more UD Perseus file holding a flat sentence of
-   :data:`LONG_FLAT_TOKENS` tokens (every token under the root), a chain of
-   :data:`LONG_CHAIN_TOKENS` (each token under the previous one, the deepest tree the build
+   :data:`sphragis.bench_inputs.LONG_FLAT_TOKENS` tokens (every token under the root), a chain of
+   :data:`sphragis.bench_inputs.LONG_CHAIN_TOKENS` (each token under the previous one, the deepest tree the build
    accepts) and a cycle as long; time, CPU and peak RSS of both and the models that took longest.
 7. **what users wait for**, after those: ``sphragis audit --full`` and ``sphragis export-treebank``
    (with the UD validator, its cache cleared) as children of their own, each with wall time, CPU
@@ -59,9 +59,8 @@ import time
 from pathlib import Path
 
 from . import config
-from .bench_inputs import (LONG_CHAIN_TOKENS, LONG_DOCUMENT, LONG_FILE, LONG_FLAT_TOKENS,  # noqa: F401
-                           LONG_WORDS, REGISTRY_EDIT, edited_seeds, long_sentence_conllu, long_sentence_file,
-                           parse_floor, source_files, subset_files, subset_tree)
+from .bench_inputs import (LONG_CHAIN_TOKENS, LONG_FLAT_TOKENS, edited_seeds, long_sentence_file, parse_floor,
+                           source_files, subset_files, subset_tree)
 from .measure import Sampler, timed_call
 
 DESCRIPTION = ("Measure SPEC §13 in one run: parse floor, full build (build --full + export --full), "

@@ -9,7 +9,7 @@ import shutil
 import duckdb
 import pytest
 
-from sphragis import bench, build, runner
+from sphragis import bench_inputs, build, runner
 from sphragis.export import assembly, export_state, writer
 
 from test_export import _digest  # the digest of the reproducibility test
@@ -69,7 +69,7 @@ def test_reuse_is_byte_identical_to_a_full_build(real_settings, real_build, real
     assert build.manifest_path(inc.warehouse).exists()
 
     # one row of works_registry.csv edited: the registry's descendants are rebuilt, the rest reused
-    seeds = bench.edited_seeds(tmp_path / "seeds")
+    seeds = bench_inputs.edited_seeds(tmp_path / "seeds")
     project = runner.load_project(seeds_dir=seeds)
     s = build.build(inc, project=project)
     built = {k for k, v in s.status.items() if v[0] == "built"}
@@ -84,7 +84,7 @@ def test_reuse_is_byte_identical_to_a_full_build(real_settings, real_build, real
     assert r["reuse"]["units_cached"] == sum(h in before for h in hashes) > 0.99 * len(hashes)
     tables = _model_tables(con)
     assert con.execute("select count(*) from int_curated_sentences where work = ?",
-                       [bench.REGISTRY_EDIT[3]]).fetchone()[0] > 0
+                       [bench_inputs.REGISTRY_EDIT[3]]).fetchone()[0] > 0
     con.close()
 
     # the same edit built from scratch (raw tables copied, every model rebuilt, full export)

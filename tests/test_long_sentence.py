@@ -2,7 +2,7 @@
 SPEC §13).
 
 One full build over the fixture cuts (``test_atomic.tiny_sources``) plus the file of
-:func:`sphragis.bench.long_sentence_file`: UD Perseus sentences ``flat`` (20,000 tokens, every one
+:func:`sphragis.bench_inputs.long_sentence_file`: UD Perseus sentences ``flat`` (20,000 tokens, every one
 under the root verb), ``chain`` (1,000 tokens, each under the one before: the deepest tree the
 build accepts) and ``cycle`` (the root verb and a cycle of 999 tokens, each under the one after).
 Every sixth token after the root is a comma, which the published tree removes.
@@ -24,12 +24,12 @@ import duckdb
 import pytest
 from rich.console import Console
 
-from sphragis import bench, build, runner, udfs
+from sphragis import bench_inputs, build, runner, udfs
 from test_atomic import tiny_settings
 
-FLAT_ID = f"{bench.LONG_DOCUMENT}@flat"
-CHAIN_ID = f"{bench.LONG_DOCUMENT}@chain"
-CYCLE_ID = f"{bench.LONG_DOCUMENT}@cycle"
+FLAT_ID = f"{bench_inputs.LONG_DOCUMENT}@flat"
+CHAIN_ID = f"{bench_inputs.LONG_DOCUMENT}@chain"
+CYCLE_ID = f"{bench_inputs.LONG_DOCUMENT}@cycle"
 #: Published tokens: the 20,000 (1,000) source tokens less their 3,333 (166) commas.
 FLAT_PUBLISHED = 16_667
 CHAIN_PUBLISHED = 834
@@ -47,7 +47,7 @@ MAX_ROWS_PER_RAW_TOKEN = 10
 def long_build(tmp_path_factory):
     """(settings, read-only connection) of one full build over the fixture cuts + the long file."""
     settings = tiny_settings(tmp_path_factory.mktemp("long"))
-    bench.long_sentence_file(settings.data / "ud-perseus")
+    bench_inputs.long_sentence_file(settings.data / "ud-perseus")
     build.build(settings, out=Console(quiet=True))
     con = duckdb.connect(str(settings.warehouse), read_only=True)
     con.execute("set enable_progress_bar = false")
@@ -64,8 +64,8 @@ def test_source_file_holds_both_sentences(long_build):
     _, con = long_build
     assert con.execute("""select s.upstream_sentence_id, s.n_tokens from raw_sentences s join raw_files f
                           using (file_id) where f.path = ? order by s.sentence_pos""",
-                       [bench.LONG_FILE]).fetchall() == [(FLAT_ID, 20_000), (CHAIN_ID, 1_000), (CYCLE_ID, 1_000)]
-    assert con.execute("select count(*) from ingest_rejects where path = ?", [bench.LONG_FILE]).fetchone()[0] == 0
+                       [bench_inputs.LONG_FILE]).fetchall() == [(FLAT_ID, 20_000), (CHAIN_ID, 1_000), (CYCLE_ID, 1_000)]
+    assert con.execute("select count(*) from ingest_rejects where path = ?", [bench_inputs.LONG_FILE]).fetchone()[0] == 0
 
 
 def test_flat_sentence_published_under_its_root(long_build):

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from sphragis import bench, build, cli, config, queries, runner, state
+from sphragis import bench_inputs, build, cli, config, queries, runner, state
 from sphragis.benchmark import CONFIGS, SPLITS
 from sphragis.export import card, writer
 
@@ -171,7 +171,7 @@ def test_a_warehouse_table_the_export_reads_changed_redoes_it(mine, tmp_path):
     assert _export(mine)["up_to_date"]
     # one row of works_registry.csv edited and rebuilt: int_works_registry's output changes, and
     # with it the reporting mart the export reads it through (the build report's excluded documents)
-    project = runner.load_project(seeds_dir=bench.edited_seeds(tmp_path / "seeds"))
+    project = runner.load_project(seeds_dir=bench_inputs.edited_seeds(tmp_path / "seeds"))
     build.build(mine, project=project, reingest=False)
     reuse = _export(mine)
     assert not reuse["up_to_date"]
