@@ -28,11 +28,17 @@ unit_texts as materialized (
 ),
 
 -- the edition variants, words and n-grams once per distinct text (73 k of 88 k units): a
--- regexp_replace whose pattern is read from a table compiles it on every call
+-- regexp_replace whose pattern is read from a table compiles it on every call, so the rules are
+-- written into the SQL (var('edition_variants'), read from the seed's CSV) and checked against the
+-- seed table
 normalized as (
     select
         t.overlap_text,
-        {{ apply_edition_variants('t.overlap_text', 'r.variant_rules') }} as edition_text  -- noqa: PRS, LT02
+        case
+            when r.variant_rules = {{ edition_variant_rules() }}  -- noqa: PRS, LT02
+                then {{ apply_edition_variants('t.overlap_text') }}  -- noqa: PRS, LT02
+            else error('int_overlap_texts: the seed edition_variants differs from var(''edition_variants'')')
+        end as edition_text
     from (select distinct overlap_text from unit_texts) as t
     cross join rules as r  -- noqa: AL05
 ),
