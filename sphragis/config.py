@@ -265,11 +265,37 @@ def projects() -> tuple[dict[str, str], ...]:
     Raises:
         ValueError: a malformed seed (file and line named) or a non-integer priority.
     """
-    rows = read_seed("source_priority", ("project", "priority", "treebank_source", "syntax_scheme", "tag_source"))
+    return tuple(_seed_in_order("source_priority", ("project", "priority", "treebank_source", "syntax_scheme",
+                                                    "tag_source"), "priority"))
+
+
+def _seed_in_order(name: str, columns: tuple[str, ...], order: str) -> list[dict[str, str]]:
+    """Rows of the seed ``name`` (:func:`read_seed`) sorted by the integer column ``order``.
+
+    Raises:
+        ValueError: a malformed seed, or an ``order`` that is not an integer (file and line named).
+    """
+    rows = read_seed(name, columns)
     for line, row in enumerate(rows, start=2):
-        if not row["priority"].isdigit():
-            raise ValueError(f"{SEEDS_DIR / 'source_priority.csv'}:{line}: priority must be an integer")
-    return tuple(sorted(rows, key=lambda r: int(r["priority"])))
+        if not row[order].isdigit():
+            raise ValueError(f"{SEEDS_DIR / (name + '.csv')}:{line}: {order} must be an integer")
+    return sorted(rows, key=lambda r: int(r[order]))
+
+
+@cache
+def edition_variants() -> tuple[dict[str, str | None], ...]:
+    """The edition variants of the seed ``sql/seeds/edition_variants.csv`` (SPEC §7.1; the one home
+    of those rules, which ``int_overlap_texts`` also ``ref()``s), in ``variant_order``: dicts with
+    ``pattern`` and ``replacement`` (None for an empty field, as the seed table loads it). The
+    macro ``apply_edition_variants`` writes them into the SQL as constants (a pattern read from a
+    table is compiled again on every ``regexp_replace`` call).
+
+    Raises:
+        ValueError: a malformed seed (file and line named) or a non-integer variant_order.
+    """
+    rows = _seed_in_order("edition_variants", ("variant_order", "variant", "pattern", "replacement", "example"),
+                          "variant_order")
+    return tuple({"pattern": r["pattern"], "replacement": r["replacement"] or None} for r in rows)
 
 
 def agdt_lineage() -> tuple[str, ...]:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import duckdb
 import pytest
 
+from sphragis import runner
+from sphragis.runner.render import renderer
 from test_splits import SPLIT_MODELS, build
 
 OVERLAP_MODELS = [*SPLIT_MODELS, "mart_overlap_pairs", "mart_overlap_groups", "mart_overlap_twin_rows",
@@ -82,6 +84,35 @@ def test_pair_classes(con):
     shared = con.execute("select shared_ngrams, shared_words from int_overlap_pairs where row_id_a = ? or row_id_b = ?",
                          [rid[100002], rid[100002]]).fetchone()
     assert shared == (12, 14)
+
+
+def test_edition_variants_as_constants_equal_the_seeds_rules(con):
+    # apply_edition_variants writes the seed's rules into the SQL (constant patterns compile once):
+    # on the seed's own examples, and on texts where one rule's match takes the space another
+    # needs, it gives what the rules read from the seed table give, applied in variant_order
+    render = renderer(runner.load_project()).render_string
+    words = render("{{ overlap_words('t.x') }}", "test_overlap")[0]
+    constants = render("{{ apply_edition_variants(overlap_words('t.x')) }}", "test_overlap")[0]
+    texts = [w.strip() for (e,) in con.execute("select example from edition_variants").fetchall()
+             for part in e.split(";") for w in part.split("=")]
+    texts += ["οὕτως οὕτως ξύν", "ἐστίν οὕτως", "θάλαττα γίγνεται"]
+    rows = con.execute(
+        f"select {words}, {constants}, list_reduce((select list(struct_pack(p := pattern, r := replacement) "
+        f"order by variant_order) from edition_variants), lambda acc, v: regexp_replace(acc, v.p, v.r, 'g'), {words}) "
+        "from unnest(?) as t (x)", [texts]).fetchall()
+    assert len(rows) == len(texts) > 12
+    assert [r[1] for r in rows] == [r[2] for r in rows]
+    assert ("ουτωσ ουτωσ ξυν", "ουτω ουτωσ συν", "ουτω ουτωσ συν") in rows
+    assert ("θαλαττα γιγνεται", "θαλασσα γινεται", "θαλασσα γινεται") in rows
+
+
+def test_edition_variants_other_than_the_seed_stop_the_model(con):
+    # int_overlap_texts checks the rules written into its SQL against the seed table it ref()s
+    project = runner.load_project()
+    other = [{"pattern": "ττ", "replacement": "σσ"}]
+    with pytest.raises(duckdb.Error, match="the seed edition_variants differs from var"):
+        con.execute("select count(*) from ("
+                    + runner.render(project, "int_overlap_texts", {"edition_variants": other}) + ")").fetchall()
 
 
 def test_groups_are_connected_components(con):

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import jinja2
 
-from ..config import MACROS_DIR, projects
+from ..config import MACROS_DIR, edition_variants, projects
 from .base import DEFAULT_VARS, ModelError
 
 if TYPE_CHECKING:
@@ -35,11 +35,14 @@ def _bytecode_cache() -> jinja2.BytecodeCache | None:
 
 
 def project_vars() -> dict:
-    """The defaults of ``var()``: :data:`DEFAULT_VARS` and ``projects``, the treebank projects of
+    """The defaults of ``var()``: :data:`DEFAULT_VARS`; ``projects``, the treebank projects of
     the seed ``source_priority`` (:func:`sphragis.config.projects`: dicts with project, priority,
-    treebank_source, syntax_scheme, tag_source), highest SPEC §7 priority first. dbt gets the same
+    treebank_source, syntax_scheme, tag_source), highest SPEC §7 priority first; and
+    ``edition_variants``, the rules of the seed ``edition_variants`` in order
+    (:func:`sphragis.config.edition_variants`: dicts with pattern, replacement). dbt gets the same
     values from ``dbt_project.yml`` (``tests/test_dbt.py`` checks it)."""
-    return {**DEFAULT_VARS, "projects": [dict(p) for p in projects()]}
+    return {**DEFAULT_VARS, "projects": [dict(p) for p in projects()],
+            "edition_variants": [dict(v) for v in edition_variants()]}
 
 
 class Renderer:

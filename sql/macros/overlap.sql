@@ -10,10 +10,30 @@ trim(regexp_replace(
 )).replace('ς', 'σ')
 {%- endmacro %}
 
-{%- macro apply_edition_variants(text, rules) -%}
-{#- `text` with every (pattern, replacement) struct of the list `rules` applied in list order
-    (regexp_replace, all matches): the seed edition_variants (int_overlap_texts). -#}
-list_reduce({{ rules }}, lambda acc, v: regexp_replace(acc, v.pattern, v.replacement, 'g'), {{ text }})
+{%- macro apply_edition_variants(text) -%}
+{#- `text` with every rule of var('edition_variants') (the seed edition_variants in variant_order)
+    applied in order (regexp_replace, all matches), the patterns written as constants: DuckDB
+    compiles a constant pattern once, a pattern read from a table on every call (int_overlap_texts). -#}
+{%- set ns = namespace(sql=text) -%}
+{%- for v in var('edition_variants') -%}
+{%- set ns.sql = "regexp_replace(" ~ ns.sql ~ ", " ~ sql_literal(v.pattern) ~ ", " ~ sql_literal(v.replacement) ~ ", 'g')" -%}
+{%- endfor -%}
+{{ ns.sql }}
+{%- endmacro %}
+
+{%- macro edition_variant_rules() -%}
+{#- var('edition_variants') as the LIST of STRUCT(pattern, replacement) that the seed
+    edition_variants gives in variant_order (int_overlap_texts checks the two are equal). -#}
+[
+{%- for v in var('edition_variants') -%}
+{{ ", " if not loop.first }}{'pattern': {{ sql_literal(v.pattern) }}, 'replacement': {{ sql_literal(v.replacement) }}}
+{%- endfor -%}
+]
+{%- endmacro %}
+
+{%- macro sql_literal(value) -%}
+{#- A SQL string literal of `value` (quotes doubled), NULL for none. -#}
+{{ "null" if value is none else "'" ~ (value | replace("'", "''")) ~ "'" }}
 {%- endmacro %}
 
 {%- macro overlap_class(is_edition, author_a, author_b, work_a, work_b, project_a, project_b) -%}
