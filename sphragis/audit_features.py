@@ -97,14 +97,19 @@ def load(files: dict[str, dict[str, Path]]) -> tuple[duckdb.DuckDBPyConnection, 
     import pyarrow as pa
 
     con = duckdb.connect()
+    paths = [str(path) for splits in files.values() for path in splits.values()]
     inputs = pa.table({
-        "path": [str(path) for splits in files.values() for path in splits.values()],
+        "path": paths,
         "cfg": [cfg for cfg, splits in files.items() for _ in splits],
         "split": [split for splits in files.values() for split in splits],
+        "file_idx": list(range(len(paths))),
     })
     con.register("audit_inputs", inputs)
     try:
-        _temp_table(con, "audit_files", query("audit_files"), {"paths": inputs.column("path").to_pylist()})
+        _temp_table(con, "audit_files", query("audit_files"), {"paths": paths})
+        # the payloads (text, CoNLL-U: most of the bytes) only from the files that first hold a unit
+        needed = [paths[i] for (i,) in con.execute(query("audit_payload_files")).fetchall()]
+        _temp_table(con, "audit_payloads", query("audit_payloads"), {"paths": needed})
     except duckdb.Error as exc:
         raise AuditError(f"cannot read the export's Parquet files: {exc}") from exc
     con.unregister("audit_inputs")
@@ -115,6 +120,7 @@ def load(files: dict[str, dict[str, Path]]) -> tuple[duckdb.DuckDBPyConnection, 
     _temp_table(con, "audit_units", query("audit_units"))
     _temp_table(con, "audit_rows", query("audit_rows"))
     _temp_table(con, "audit_tokens", query("audit_tokens"))
+    con.execute("drop table audit_payloads")
     con.execute("drop table audit_files")
     n = con.table("audit_units").count("*").fetchall()[0][0]
 

@@ -72,8 +72,7 @@ def fit_and_score(x_train, y_trains: dict[str, np.ndarray], evals: dict[str, tup
 
 def _fit_target(xt, y_train: np.ndarray, evals: dict[str, tuple[Any, np.ndarray]], predictions_of: tuple[str, ...],
                 n_features: int, prepared: float) -> dict[str, Any]:
-    """One one-vs-rest ``LinearSVC`` on the weighted training rows ``xt``, scored on ``evals``."""
-    from sklearn.multiclass import OneVsRestClassifier
+    """One ``LinearSVC`` (liblinear's one-vs-rest) on the weighted training rows ``xt``, scored on ``evals``."""
     from sklearn.svm import LinearSVC
 
     t0 = time.perf_counter()
@@ -83,10 +82,11 @@ def _fit_target(xt, y_train: np.ndarray, evals: dict[str, tuple[Any, np.ndarray]
     if len(classes) < 2:
         model = None
     else:
-        # one binary problem per class, each fitted with the same random_state (deterministic); the
-        # dual coordinate descent reaches the optimum's predictions (a tol of 1e-6 gives the same
-        # ones) in half the CPU of the primal solver, whose tol 1e-4 is not tight enough (issue 33)
-        model = OneVsRestClassifier(LinearSVC(C=SVC_C, dual=True, random_state=RANDOM_STATE, max_iter=5000))
+        # liblinear's own one-vs-rest (one binary problem per class, dual coordinate descent, one
+        # random_state: deterministic): the same predictions as sklearn's OneVsRestClassifier around
+        # a binary LinearSVC on all 12 configurations (issue 33), without copying the rows into
+        # liblinear once per class (~9 % of the fits' CPU)
+        model = LinearSVC(C=SVC_C, dual=True, random_state=RANDOM_STATE, max_iter=5000)
         model.fit(xt, y_train)
     for split, (x, y) in evals.items():
         pred = np.array([majority] * x.shape[0], dtype=object) if model is None else model.predict(x)

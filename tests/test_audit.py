@@ -275,3 +275,35 @@ def test_a_configuration_without_rows_is_left_out_and_named(tmp_path, capsys):
     got = audit.run_audit(tmp_path, ("sentence_1", "work_held_out_1"))
     assert list(got) == ["sentence_1"] and got["sentence_1"]["text_author"]["test"]["accuracy"] == 1.0
     assert "audit: work_held_out_1: no rows in train, validation, test: not audited" in capsys.readouterr().err
+
+
+def test_payloads_are_read_only_from_the_files_that_first_hold_a_unit(tmp_path, monkeypatch):
+    # sentence_5 regroups the units of sentence_1 (same dedup keys): their text and CoNLL-U are
+    # decoded from the sentence_1 files only, and the units and their counts are those of sentence_1
+    from sphragis import audit_features
+
+    out = make_export(tmp_path, 1, "sentence_1")
+    for split in ("train", "validation", "test"):
+        rows = pq.read_table(out / "data" / "sentence_1" / f"{split}-00000-of-00001.parquet").to_pylist()
+        chunks = [rows[i:i + 5] for i in range(0, len(rows), 5)]
+        _write(out, "sentence_5", split, [
+            {"id": c[0]["id"], "author": c[0]["author"], "split": split, "held_out_source": None,
+             **{col: [v for r in c for v in r[col]] for col in ("text", "conllu", "treebank_source", "dedup_key")}}
+            for c in chunks])
+    read = []
+    real_temp_table = audit_features._temp_table
+
+    def spy(con, name, sql, params=None):
+        if name == "audit_payloads":
+            read.extend(params["paths"])
+        return real_temp_table(con, name, sql, params)
+
+    monkeypatch.setattr(audit_features, "_temp_table", spy)
+    files = audit_features.config_files(out, ("sentence_1", "sentence_5"))
+    con, units = audit_features.load(files)
+    con.close()
+    assert read == [str(p) for p in files["sentence_1"].values()]
+    con1, alone = audit_features.load(audit_features.config_files(out, ("sentence_1",)))
+    con1.close()
+    assert units.n == alone.n == 64 and units.markup_vocab == alone.markup_vocab
+    assert (units.markup != alone.markup).nnz == 0 and (units.text != alone.text).nnz == 0

@@ -1,24 +1,32 @@
 -- Every row of the audited export files (sphragis audit, SPEC §11): per row its configuration,
--- split, 0-based row number in its file, labels and the per-unit lists the audit reads.
--- Parameters: $paths, the Parquet files; the registered table audit_inputs (path, cfg, split)
--- names the configuration and split of each. Grain: one row per (file, row).
+-- split, the file's rank file_idx among the inputs, its 0-based row number r in its file, labels and
+-- unit keys. The unit payloads (text, CoNLL-U) are read apart, from the fewest files
+-- (audit_payload_files, audit_payloads). Parameters: $paths, the Parquet files; the registered
+-- table audit_inputs (path, cfg, split, file_idx) names the configuration and split of each.
+-- Grain: one row per (file, row).
 with
 
 inputs as (select * from audit_inputs),
 
 files as (
-    select * from read_parquet($paths, filename = true, file_row_number = true, union_by_name = true)
+    select
+        filename,
+        file_row_number,
+        id,
+        author,
+        treebank_source,
+        dedup_key
+    from read_parquet($paths, filename = true, file_row_number = true, union_by_name = true)
 )
 
 select
     inputs.cfg,
     inputs.split,
+    inputs.file_idx,
     files.file_row_number as r,
     files.id,
     files.author,
     files.treebank_source,
-    files.dedup_key,
-    files.text,
-    files.conllu
+    files.dedup_key
 from files
 inner join inputs on files.filename = inputs.path

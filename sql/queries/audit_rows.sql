@@ -1,5 +1,5 @@
 -- The rows of the audited files with their labels and unit keys (sphragis audit, SPEC §11):
--- audit_files without the unit payloads. Grain: one row per (cfg, split, r).
+-- audit_files without the file rank. Grain: one row per (cfg, split, r).
 select
     cfg,
     split,

@@ -1,5 +1,6 @@
--- Every distinct unit (by dedup_key) of the audited files with its text and CoNLL-U; unit_idx is
--- the 0-based rank of the key (the row of the unit in the feature matrices).
+-- Every distinct unit (by dedup_key) of the audited files with its text and CoNLL-U (from
+-- audit_payloads, which holds every key); unit_idx is the 0-based rank of the key (the row of the
+-- unit in the feature matrices).
 with
 
 flat as (
@@ -7,7 +8,7 @@ flat as (
         unnest(dedup_key) as k,
         unnest(text) as unit_text,
         unnest(conllu) as unit_conllu
-    from audit_files
+    from audit_payloads
 )
 
 select
