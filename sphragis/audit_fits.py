@@ -8,7 +8,8 @@ import json
 import sys
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +24,12 @@ from .benchmark import BY_NAME, CONFIGS, EVAL_SPLITS, SPLITS
 SVC_C = 0.5
 RANDOM_STATE = 0
 MIN_TRAIN_DF = 2
-#: Fits run at once (threads: liblinear releases the GIL), at most the machine's cores.
+#: Fits run at once, each in a worker process of its own (forked: the matrices are shared, not
+#: copied), at most the machine's cores.
 N_JOBS = 2
+#: What the forked fit workers read (:func:`_fit_job`): set by :func:`run_audit` before the pool
+#: starts its processes, cleared after.
+_SHARED: dict[str, Any] = {}
 
 #: (feature set, target) pairs fitted per configuration.
 TASKS = (("markup", "author"), ("markup", "project"), ("text", "author"))
@@ -165,6 +170,15 @@ def audit_config(con: duckdb.DuckDBPyConnection, units: Units, cfg: str,
     return result
 
 
+def _fit_job(job: tuple[str, str]) -> dict[str, Any]:
+    """:func:`fit_feature_set` of one (configuration, feature set) over the units, rows and twins
+    :func:`run_audit` left in :data:`_SHARED` (run in a forked worker, or in-process)."""
+    cfg, feature_set = job
+    twins = _SHARED["twins"]
+    return fit_feature_set(_SHARED["units"], _SHARED["rows"][cfg], feature_set,
+                           None if twins is None else twins.get(cfg, {}))
+
+
 def run_audit(out: Path, configs: tuple[str, ...] = CONFIGS, progress: bool = False,
               jobs: int = N_JOBS, on_step: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Audit every configuration of the export in ``out``; ``on_step`` is called with the name of
@@ -172,8 +186,12 @@ def run_audit(out: Path, configs: tuple[str, ...] = CONFIGS, progress: bool = Fa
 
     The units are counted once (:func:`sphragis.audit_features.load`); every configuration's rows
     and labels are read, the DuckDB connection closed, then the fits of every (configuration,
-    feature set) run ``jobs`` at a time in threads, the costliest first (training nonzeros times
-    classes); each fit is deterministic, so the schedule does not change any figure.
+    feature set) run ``jobs`` at a time, the costliest first (training nonzeros times classes), in
+    forked worker processes, never in threads: liblinear (scikit-learn's ``LinearSVC``) draws its
+    coordinate order from one random generator per process, reseeded by every fit, so two fits in
+    threads of one process would interleave their draws and the figures would depend on the
+    schedule (seen at a looser tolerance, issue 33). One fit per process at a time is
+    deterministic, whatever the schedule.
 
     Returns:
         {config: :func:`audit_config` result} (raw floats, fit times included) for every
@@ -213,10 +231,15 @@ def run_audit(out: Path, configs: tuple[str, ...] = CONFIGS, progress: bool = Fa
     todo = sorted(((cfg, fs) for cfg in configs for fs in feature_sets), key=cost, reverse=True)
     t1 = time.perf_counter()
     step("audit: fits")
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        done = dict(zip(todo, pool.map(
-            lambda job: fit_feature_set(units, rows[job[0]], job[1],
-                                        None if twins is None else twins.get(job[0], {})), todo)))
+    _SHARED.update(units=units, rows=rows, twins=twins)
+    try:
+        if jobs > 1 and len(todo) > 1 and "fork" in multiprocessing.get_all_start_methods():
+            with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+                done = dict(zip(todo, pool.map(_fit_job, todo)))
+        else:
+            done = {job: _fit_job(job) for job in todo}
+    finally:
+        _SHARED.clear()
     results = {}
     for cfg in configs:
         results[cfg] = config_summary(cfg, rows[cfg])

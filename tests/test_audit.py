@@ -307,3 +307,29 @@ def test_payloads_are_read_only_from_the_files_that_first_hold_a_unit(tmp_path, 
     con1.close()
     assert units.n == alone.n == 64 and units.markup_vocab == alone.markup_vocab
     assert (units.markup != alone.markup).nnz == 0 and (units.text != alone.text).nnz == 0
+
+
+def test_fits_run_in_worker_processes_not_threads(export, monkeypatch, tmp_path):
+    """liblinear draws from one random generator per process (reseeded by every fit): fits sharing
+    a process in threads would interleave their draws, so each fit runs in a forked worker, one at
+    a time per process, and the figures equal a one-at-a-time run's."""
+    import os
+
+    from sphragis import audit_fits
+
+    fit, log = audit_fits.fit_feature_set, tmp_path / "pids"
+
+    def recording(*args, **kwargs):
+        with open(log, "a") as fh:  # the worker's pid, written from wherever the fit runs
+            fh.write(f"{os.getpid()}\n")
+        return fit(*args, **kwargs)
+
+    monkeypatch.setattr(audit_fits, "fit_feature_set", recording)
+    parallel = audit.run_audit(export, ("sentence_1", "source_held_out_5"), jobs=2)
+    pids = log.read_text().split()
+    assert len(pids) == 4 and str(os.getpid()) not in pids  # 2 configurations × 2 feature sets
+    log.unlink()
+    serial = audit.run_audit(export, ("sentence_1", "source_held_out_5"), jobs=1)
+    assert log.read_text().split() == [str(os.getpid())] * 4
+    assert json.dumps(audit.report_document(parallel), sort_keys=True) == \
+        json.dumps(audit.report_document(serial), sort_keys=True)
