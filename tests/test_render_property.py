@@ -129,7 +129,7 @@ def mutated(draw) -> tuple[list[dict], str]:
     return tokens, kind
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=75, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(trees())
 def test_render_then_parse_gives_the_tree_back(tokens):
     unit = [tokens]
@@ -153,7 +153,7 @@ def test_render_then_parse_gives_the_tree_back(tokens):
     assert all(t["xpos"] is None and t["deps"] is None and t["misc"] is None for t in sentence)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(st.lists(trees(), min_size=1, max_size=6))
 def test_valid_units_pass_every_check(units):
     triples = [(f"u{i}", [tokens], text_of(tokens)) for i, tokens in enumerate(units)]
@@ -163,7 +163,7 @@ def test_valid_units_pass_every_check(units):
     assert validation.validate_units_table(_units_table(triples)) == len(triples)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(st.lists(trees(), min_size=1, max_size=6))
 def test_vectorized_renderer_matches_render_conllu(units):
     triples = [(f"u{i}", [tokens], text_of(tokens)) for i, tokens in enumerate(units)]
@@ -171,7 +171,7 @@ def test_vectorized_renderer_matches_render_conllu(units):
     assert rendered == [render_conllu(unit) for _uid, unit, _text in triples]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.lists(trees(), max_size=4), mutated(), st.lists(trees(), max_size=4))
 def test_invalid_trees_are_rejected_naming_the_unit(before, bad, after):
     tokens, kind = bad
@@ -221,7 +221,7 @@ BREAKS = [
 ]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.lists(trees(max_size=6), min_size=1, max_size=5),
        st.lists(st.tuples(st.integers(0, 10), st.integers(0, 10), st.sampled_from(BREAKS)), max_size=3))
 def test_column_wise_invariants_agree_with_check_invariants(units, breaks):
