@@ -136,8 +136,6 @@ def export_treebank(out: Path, options: dict | None = None, *, merged: bool = Fa
     from sphragis.evaluation import annotations
 
     vars_ = variables(**(options or {}))
-    if validator_level not in LEVELS:
-        raise TreebankError(f"validator level {validator_level!r}: choose one of {', '.join(map(str, LEVELS))}")
     warehouse = warehouse or config.settings().warehouse
     if not warehouse.is_file():
         raise TreebankError(f"no warehouse at {warehouse}; build it with `sphragis build`")

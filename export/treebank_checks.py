@@ -89,28 +89,28 @@ _LINE_NOT_TOKEN = re.compile(r"^(?![#0-9]).*$", re.M)
 @dataclass(frozen=True)
 class Sentence:
     """One sentence of a file as the validator reads it: ``first`` = 1-based line of its first
-    line, ``block`` = its lines with their newlines (the closing empty line included),
-    ``sent_id`` = the one ``sent_id`` comment's value (``None`` without exactly one),
+    line, ``sent_id`` = the one ``sent_id`` comment's value (``None`` without exactly one),
     ``token_line`` = the line of its first non-comment line (where the validator reports
     sentence-level incidents)."""
 
     first: int
-    block: str
     sent_id: str | None
     token_line: int
 
 
-def split_sentences(text: str) -> list[Sentence]:
+def split_sentences(text: str) -> tuple[list[Sentence], list[str]]:
     """Cut a file's text (read in text mode, as the validator reads it) into sentences at the
     boundaries of ``udtools.utils.next_sentence``: a sentence ends with an empty or
     whitespace-only line; lines after the last one form a last sentence.
 
     Returns:
-        The sentences in order; their blocks joined give ``text`` back.
+        The sentences in order and their blocks (their lines with their newlines, the closing
+        empty line included; joined they give ``text`` back).
     """
     from udtools.utils import crex, is_whitespace
 
     out: list[Sentence] = []
+    blocks: list[str] = []
     start, line = 0, 1
 
     def add(end: int) -> None:
@@ -121,7 +121,8 @@ def split_sentences(text: str) -> list[Sentence]:
         while comments < len(lines) and lines[comments].startswith("#"):
             comments += 1
         ids = [m.group(1) for c in lines[:comments] if (m := crex.sentid.fullmatch(c))]
-        out.append(Sentence(line, block, ids[0] if len(ids) == 1 else None, line + comments))
+        out.append(Sentence(line, ids[0] if len(ids) == 1 else None, line + comments))
+        blocks.append(block)
         line += block.count("\n")
         start = end
 
@@ -133,7 +134,7 @@ def split_sentences(text: str) -> list[Sentence]:
             add(min(e + 1, len(text)))
     if start < len(text):
         add(len(text))
-    return out
+    return out, blocks
 
 
 def _lines(block: str) -> list[str]:
@@ -342,14 +343,15 @@ class Checks:
         with open(path, encoding="utf-8") as fh:  # text mode, as the validator reads it
             text = fh.read()
             crlf = fh.newlines not in (None, "\n")
-        sentences = split_sentences(text)
+        sentences, blocks = split_sentences(text)
+        del text
         ids = [s.sent_id for s in sentences]
         if sent_ids is not None and ids != list(sent_ids):
             k = next((i for i, (a, b) in enumerate(zip(ids, sent_ids)) if a != b), min(len(ids), len(sent_ids)))
             raise TreebankError(f"{path.name}: holds {len(ids)} sentences, {len(sent_ids)} written; first "
                                 f"difference at sentence {k + 1}")
-        keys = [hashlib.sha256(self._prefix + (sentences[i - 1].block if i else "").encode() + b"\0"
-                               + s.block.encode()).hexdigest() for i, s in enumerate(sentences)]
+        keys = [hashlib.sha256(self._prefix + (blocks[i - 1] if i else "").encode() + b"\0"
+                               + b.encode()).hexdigest() for i, b in enumerate(blocks)]
         f = _File(path, sentences, keys, crlf, [None] * len(sentences))
         self.files.append(f)
         todo = []
@@ -367,10 +369,10 @@ class Checks:
             else:
                 runs.append([i])
         for run in runs:
-            before = sentences[run[0] - 1] if run[0] else None
+            k = run[0] - 1
             task = self._submit(check_slice, path.name, self.lang, self.level,
-                                (before.first, before.block) if before else None,
-                                [(sentences[i].first, sentences[i].block) for i in run], [ids[i] for i in run])
+                                (sentences[k].first, blocks[k]) if k >= 0 else None,
+                                [(sentences[i].first, blocks[i]) for i in run], [ids[i] for i in run])
             self._tasks.append((f, run[0], task))
 
     def _wait(self, task):
