@@ -38,7 +38,7 @@ export: build  ## the main job: fetch + build + write the benchmark (+ leakage r
 
 # `make treebank` runs the UD validator at every level (1-5: level 2 is the gate, levels 3-5 are
 # counted in manifest.json), on every core, caching each sentence's result (README, "Training
-# treebank"): 221 CPU-s on the real files with an empty cache, about 115 s on an idle 2-core machine.
+# treebank"): 232 CPU-s on the real files with an empty cache, 144 s wall at load 2.5 on 2 cores.
 # TREEBANK_FLAGS="--validator-level 2" runs the gate alone (validator 83 CPU-s instead of 191);
 # TREEBANK_FLAGS=--no-validator skips the validator (the two loaders still run); any other
 # `sphragis export-treebank` option passes the same way (e.g. TREEBANK_FLAGS="--merged").
