@@ -19,11 +19,13 @@ projects with a manifest beside them:
   ``PUNCT``/``punct``). Each sentence has ``# sent_id`` (the stable warehouse id
   ``<project>:<file name>:<position>``, whitespace written ``_``), ``# source = <project>:<upstream path>#<sentence id>``
   and ``# text`` (its forms, punctuation included, joined by single spaces).
-* **Validation**: every file is re-read with the CoNLL 2018 loader
-  (``udtools.udeval.load_conllu``) and the ``conllu`` library, and checked with the UD validator
-  (``udtools.validator.Validator``, language ``grc``) at every level 1-5; the export fails, naming
-  the sentence, if the loader rejects a sentence or the validator reports an error at or below
-  :data:`REQUIRED_LEVEL`; the messages above it are summarized by kind in the manifest.
+* **Validation** (:mod:`sphragis.export.treebank_checks`): every sentence is re-read with the
+  CoNLL 2018 loader (``udtools.udeval.load_conllu``) and the ``conllu`` library, and checked with
+  the UD validator (``udtools.validator.Validator``, language ``grc``) up to ``--validator-level``
+  (default 5), in slices of sentences on every core while the next file is rendered, cached per
+  sentence; the export fails, naming the sentence, if a loader rejects a sentence or the validator
+  reports an error at or below level 2 (the gate); the messages above it are summarized by kind
+  in the manifest.
 
 Python only parses options, reads the reporting marts, runs the named queries in ``sql/queries/``
 and writes files.
@@ -32,14 +34,13 @@ and writes files.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
-import io
 import json
 import os
 import shutil
 import sys
 import time
-from collections import Counter
 from pathlib import Path
 
 import duckdb
@@ -49,19 +50,12 @@ from sphragis.files import replace_dir, restore_dir, write_json
 from sphragis.queries import json_records as _records
 from sphragis.queries import query
 
+from .treebank_checks import LEVELS, VALIDATOR_LEVEL, Checks
 from .treebank_options import TreebankError, select, variables
 
 #: The treebank export's code: this module and every module of the package it imports (its
 #: state's reads, :func:`sphragis.state.reads`).
 STEP = __name__
-#: The UD validator level the native conversion meets: levels 1 (CoNLL-U format) and 2 (UD
-#: format: universal UPOS/DEPREL, feature syntax, one root, no cycles, text = forms) have no
-#: error on the real sources; level 3 (content: e.g. punctuation attached non-projectively or
-#: carrying dependents, which the source heads of AGDT-lineage trees do) and above are reported,
-#: not enforced.
-REQUIRED_LEVEL = 2
-#: Validator language (ISO 639-3 code of Ancient Greek in UD).
-VALIDATOR_LANG = "grc"
 #: Seed 001 ("Leakage controls") numbers the manifest reports next to this export's.
 SEED_001 = {"ud_perseus_sentences_resolved_to_agdt": 2443, "gorman_fold_matches": 1591,
             "pedalion_fold_matches": 155}
@@ -81,164 +75,6 @@ CONTENT = {
     "comments": "# sent_id = <project>:<file name>:<sentence position>, whitespace as _ (stable warehouse id); "
                 "# source = <project>:<upstream path>#<upstream sentence id>; # text = forms joined by single spaces",
 }
-
-
-# --------------------------------------------------------------------------------------------
-# Validation
-# --------------------------------------------------------------------------------------------
-
-
-def check_loaders(path: Path, sent_ids: list[str]) -> None:
-    """Re-read a written file with the CoNLL 2018 loader and the ``conllu`` library (SPEC §10).
-
-    Args:
-        path: the CoNLL-U file.
-        sent_ids: the sentence ids written, in order.
-
-    Raises:
-        TreebankError: a loader rejects the file (naming the file and the sentence) or the
-            ``conllu`` library reads other sentence ids than were written.
-    """
-    import conllu
-    from udtools.udeval import UDError, load_conllu
-
-    from sphragis.export.conllu_units import unit_at
-
-    text = path.read_text(encoding="utf-8")
-    try:
-        load_conllu(io.StringIO(text), str(path), {})
-    except UDError as exc:
-        starts = [i + 1 for i, line in enumerate(text.split("\n")) if line.startswith("# sent_id = ")]
-        raise TreebankError(f"{path}: sentence {sent_ids[unit_at(str(exc), starts)]}: "
-                            f"CoNLL 2018 loader: {exc}") from None
-    try:
-        read = [s.metadata.get("sent_id") for s in conllu.parse_incr(io.StringIO(text))]
-    except conllu.exceptions.ParseException as exc:
-        raise TreebankError(f"{path}: the conllu library cannot read it: {exc}") from None
-    if read != sent_ids:
-        first = next((i for i, (a, b) in enumerate(zip(read, sent_ids)) if a != b), min(len(read), len(sent_ids)))
-        raise TreebankError(f"{path}: the conllu library reads {len(read)} sentences, {len(sent_ids)} written; "
-                            f"first difference at sentence {first + 1}")
-
-
-def _validator_version() -> str:
-    """The installed UD validator's version (part of the cache key of :func:`validate_ud`)."""
-    from importlib.metadata import version
-
-    return version("udtools")
-
-
-def _validate_file(path: str, lang: str) -> list[dict]:
-    """Every UD validator incident of one file at level 5, as plain records (run in a worker
-    process; the file name is the base name, line numbers are the file's)."""
-    from udtools.validator import Validator
-
-    validator = Validator(lang=lang, level=5, output=None, max_store=0)
-    state = validator.validate_files([path])
-    return [{"level": int(inc.level), "type": str(inc.get_type()), "class": str(inc.testclass),
-             "test_id": str(inc.testid), "error": bool(inc.is_error()), "file": Path(inc.filename or path).name,
-             "line": inc.lineno, "sent": inc.sentid, "message": str(inc.message)}
-            for inc in state.error_tracker]
-
-
-def _cross_file_sent_ids(paths: list[Path]) -> list[dict]:
-    """The one check of the validator that spans files (level 2 ``non-unique-sent-id``), done here
-    because :func:`validate_ud` validates each file alone: a sent_id already seen in an earlier file."""
-    seen: dict[str, str] = {}
-    found = []
-    for p in paths:
-        in_file: set[str] = set()
-        with open(p, encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, 1):
-                if line.startswith("# sent_id = "):
-                    sid = line[len("# sent_id = "):].strip()
-                    if sid in seen and sid not in in_file:
-                        found.append({"level": 2, "type": "ERROR", "class": "METADATA", "test_id": "non-unique-sent-id",
-                                      "error": True, "file": p.name, "line": lineno, "sent": sid,
-                                      "message": f"Non-unique sent_id attribute '{sid}' (also in {seen[sid]})."})
-                    in_file.add(sid)
-                    seen.setdefault(sid, p.name)
-    return found
-
-
-def validate_ud(paths: list[Path], required_level: int = REQUIRED_LEVEL, lang: str = VALIDATOR_LANG,
-                cache: Path | None = None, jobs: int | None = None) -> dict:
-    """Run the UD validator (``udtools.validator.Validator``) over the files at level 5 and sum up.
-
-    Each file is validated alone, the files in parallel worker processes (``jobs``, default every
-    core); the validator's one check across files, sent_id uniqueness, is done by
-    :func:`_cross_file_sent_ids`. With ``cache`` (a directory), a file's incidents are kept under
-    the sha256 of its bytes, the validator's version and ``lang``, and reused when the same bytes
-    are validated again (entries of other files are removed).
-
-    Args:
-        paths: the CoNLL-U files.
-        required_level: errors at this level or below make the export fail.
-        lang: validator language code.
-        cache: directory of cached results, or None (validate everything).
-        jobs: worker processes (default ``os.cpu_count()``).
-
-    Returns:
-        ``{"lang", "validated_level": 5, "required_level", "passed_level"`` (highest level with no
-        error at it or below), ``"errors"``, ``"warnings"``, ``"messages"``: list of
-        ``{"level", "type", "class", "test_id", "count", "example"}`` sorted by level and
-        count, ``"files_cached"``: files whose results came from the cache}.
-
-    Raises:
-        TreebankError: an error at ``required_level`` or below (naming file, line, sentence).
-    """
-    import json
-    from concurrent.futures import ProcessPoolExecutor
-
-    key_of = {}
-    for p in paths:
-        with open(p, "rb") as fh:
-            digest = hashlib.file_digest(fh, "sha256").hexdigest()
-        key_of[p] = hashlib.sha256(f"{digest}|{_validator_version()}|{lang}|5|{p.name}".encode()).hexdigest()
-    results: dict[Path, list[dict]] = {}
-    if cache is not None:
-        for p in paths:
-            try:
-                results[p] = json.loads((cache / f"{key_of[p]}.json").read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                pass
-    todo = [p for p in paths if p not in results]
-    n_jobs = max(1, min(len(todo), jobs or os.cpu_count() or 1))
-    if n_jobs > 1:
-        with ProcessPoolExecutor(max_workers=n_jobs) as pool:
-            for p, found in zip(todo, pool.map(_validate_file, [str(p) for p in todo], [lang] * len(todo))):
-                results[p] = found
-    else:
-        results |= {p: _validate_file(str(p), lang) for p in todo}
-    if cache is not None:
-        cache.mkdir(parents=True, exist_ok=True)
-        for p in todo:
-            write_json(cache / f"{key_of[p]}.json", results[p])
-        for old in set(cache.glob("*.json")) - {cache / f"{k}.json" for k in key_of.values()}:
-            old.unlink(missing_ok=True)
-    counts: Counter = Counter()
-    examples: dict[tuple, str] = {}
-    min_error_level = 6
-    first_required: dict | None = None
-    for inc in [i for p in paths for i in results[p]] + _cross_file_sent_ids(paths):
-        key = (inc["level"], inc["type"], inc["class"], inc["test_id"])
-        counts[key] += 1
-        examples.setdefault(key, f"{inc['file']} line {inc['line']} sent {inc['sent']}: {inc['message']}")
-        if inc["error"]:
-            min_error_level = min(min_error_level, inc["level"])
-            if inc["level"] <= required_level and first_required is None:
-                first_required = inc
-    if first_required is not None:
-        inc = first_required
-        raise TreebankError(f"UD validator (level {required_level}, {lang}): {inc['file']} line {inc['line']} "
-                            f"sentence {inc['sent']}: [{inc['test_id']}] {inc['message']}")
-    messages = [{"level": k[0], "type": k[1], "class": k[2], "test_id": k[3], "count": n, "example": examples[k]}
-                for k, n in sorted(counts.items(), key=lambda kv: (kv[0][0], -kv[1], kv[0][3]))]
-    return {"lang": lang, "validated_level": 5, "required_level": required_level,
-            "passed_level": min_error_level - 1,
-            "errors": sum(m["count"] for m in messages if m["type"].lower() == "error"),
-            "warnings": sum(m["count"] for m in messages if m["type"].lower() == "warning"),
-            "messages": messages, "files_cached": len(paths) - len(todo)}
 
 
 # --------------------------------------------------------------------------------------------
@@ -265,7 +101,8 @@ def _sources(projects: list[str], fold_names: list[str]) -> list[dict]:
 
 
 def export_treebank(out: Path, options: dict | None = None, *, merged: bool = False,
-                    warehouse: Path | None = None, validate: bool = True, full: bool = False) -> dict:
+                    warehouse: Path | None = None, validate: bool = True, full: bool = False,
+                    validator_level: int = VALIDATOR_LEVEL, jobs: int | None = None) -> dict:
     """Write the training treebank and its manifest into ``out`` (replaced atomically).
 
     Nothing is done when nothing the last export into ``out`` read changed (its code, named
@@ -279,14 +116,20 @@ def export_treebank(out: Path, options: dict | None = None, *, merged: bool = Fa
         merged: one ``treebank-<split>.conllu`` for all projects instead of one file per project.
         warehouse: the DuckDB warehouse (default ``SPHRAGIS_WAREHOUSE``), opened read-only.
         validate: run the UD validator (the two loaders always run).
-        full: ignore the saved state (write and validate again).
+        full: ignore the saved state (write and validate again; sentences whose validator result
+            is cached in ``<out>.state/ud_validator`` are not validated again).
+        validator_level: the UD validator's level (2-5, :data:`.treebank_checks.LEVELS`); level 2
+            (:data:`.treebank_checks.REQUIRED_LEVEL`) is the gate, the levels above it are summed
+            up in the manifest.
+        jobs: worker processes of the checks (default every core).
 
     Returns:
         The manifest (also written to ``out/manifest.json``); when the work was redone after a
         change, ``"changed"`` lists the inputs that changed (:func:`sphragis.state.changed`).
 
     Raises:
-        TreebankError: bad options, a missing model, or a sentence that fails validation.
+        TreebankError: bad options or validator level, a missing model, or a sentence that fails
+            validation.
         sphragis.build.BuildLocked: another export into ``out`` is running.
     """
     from sphragis.build import build_lock, remove_stale_builds
@@ -298,7 +141,8 @@ def export_treebank(out: Path, options: dict | None = None, *, merged: bool = Fa
         raise TreebankError(f"no warehouse at {warehouse}; build it with `sphragis build`")
     con = duckdb.connect(str(warehouse), read_only=True)
     store = state.Store(out, "treebank")
-    options_read = {"options": vars_, "merged": merged, "validate": validate}
+    options_read = {"options": vars_, "merged": merged, "validate": validate,
+                    "validator_level": validator_level if validate else None}
     doc = store.load()
     from sphragis import runner
 
@@ -315,11 +159,13 @@ def export_treebank(out: Path, options: dict | None = None, *, merged: bool = Fa
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f"{out.name}.building-{os.getpid()}")
     try:
-        with build_lock(out):
+        with build_lock(out), contextlib.ExitStack() as stack:
             restore_dir(out)
             remove_stale_builds(out)
             tmp.mkdir()
             t0 = time.perf_counter()
+            checks = stack.enter_context(Checks(validator_level if validate else None, cache=_validator_cache(out),
+                                                jobs=jobs))
             select(recording, vars_)
             selection = query("training_treebank_file")
             files = []
@@ -333,20 +179,16 @@ def export_treebank(out: Path, options: dict | None = None, *, merged: bool = Fa
                                         f"e.g. {s.sent_id}: {s.reason}")
                 path = tmp / f"{stem}.conllu"
                 path.write_text(ann.text, encoding="utf-8")
-                check_loaders(path, list(ann.sent_ids))
+                checks.add(path, ann.sent_ids)  # the loaders and the validator start on it in the pool
                 files.append({"file": path.name, "projects": projects, "split": split,
                               "sentences": len(ann.sentences), "tokens": ann.words,
                               "sha256": hashlib.sha256(path.read_bytes()).hexdigest()})
             rendered = time.perf_counter() - t0
-            validation = (validate_ud([tmp / f["file"] for f in files], cache=_validator_cache(out))
-                          if validate else None)
+            validation = checks.result()
             manifest = _manifest(recording, vars_, merged, files, validation)
+            # the checks run while the files are rendered: the second figure is the wait after it
             manifest["seconds"] = {"select_and_render": round(rendered, 1),
-                                   "ud_validator": round(time.perf_counter() - t0 - rendered, 1)}
-            if validation:
-                # the validator's examples name the temporary folder; name the file only
-                for m in validation["messages"]:
-                    m["example"] = m["example"].replace(str(tmp) + os.sep, "")
+                                   "loaders_and_validator_after": round(time.perf_counter() - t0 - rendered, 1)}
             write_json(tmp / "manifest.json", manifest)
             replace_dir(tmp, out)
             reads = state.reads((STEP,), tables=recording.tables, variables=options_read)
@@ -359,8 +201,9 @@ def export_treebank(out: Path, options: dict | None = None, *, merged: bool = Fa
 
 
 def _validator_cache(out: Path) -> Path:
-    """Where :func:`validate_ud` keeps its per-file results: ``<out>.state/ud_validator`` beside the
-    output directory (outside the published treebank; its state folder, as the export's)."""
+    """Where :class:`.treebank_checks.Checks` keeps its per-sentence results:
+    ``<out>.state/ud_validator`` beside the output directory (outside the published treebank; its
+    state folder, as the export's)."""
     return out.with_name(out.name + ".state") / "ud_validator"
 
 
@@ -418,7 +261,8 @@ def _cmd(args: argparse.Namespace) -> int:
     }
     out = Path(args.out) if args.out else config.settings().out.with_name("treebank")
     t0 = time.perf_counter()
-    m = export_treebank(out, options, merged=args.merged, validate=not args.no_validator, full=args.full)
+    m = export_treebank(out, options, merged=args.merged, validate=not args.no_validator, full=args.full,
+                        validator_level=args.validator_level)
     print_summary(m, out, time.perf_counter() - t0)
     return 0
 
@@ -442,8 +286,9 @@ def print_summary(manifest: dict, out: Path, seconds: float) -> None:
         p(f"  {proj:<12} {c['candidates']:>10,} {c['selected']:>9,}  {reasons or '-'} | {rules or '-'}\n")
     v = manifest["validation"]["ud_validator"]
     if v:
-        p(f"  UD validator ({v['lang']}): passes level {v['passed_level']} (required {v['required_level']}); "
-          f"{v['errors']:,} errors and {v['warnings']:,} warnings above it, by kind in manifest.json\n")
+        p(f"  UD validator ({v['lang']}, levels 1-{v['validated_level']}): passes level {v['passed_level']} "
+          f"(required {v['required_level']}); {v['errors']:,} errors and {v['warnings']:,} warnings above it, by "
+          f"kind in manifest.json; {v['sentences_cached']:,} of {v['sentences']:,} sentences from the cache\n")
     p(f"  time {seconds:.1f}s\n")
 
 
@@ -476,6 +321,9 @@ def register(sub) -> None:
                         "train only)")
     t.add_argument("--merged", action="store_true", help="one treebank-<split>.conllu instead of one file per project")
     t.add_argument("--no-validator", action="store_true", help="skip the UD validator (the loaders still run)")
+    t.add_argument("--validator-level", type=int, choices=LEVELS, default=VALIDATOR_LEVEL, metavar="N",
+                   help=f"UD validator level {LEVELS[0]}-{LEVELS[-1]} (default {VALIDATOR_LEVEL}): level 2 is the gate "
+                        "(an error fails the export), the levels above it are counted by kind in manifest.json")
     t.add_argument("--full", action="store_true",
                    help="write and validate again even if nothing it reads changed since the last export-treebank "
                         "(by default its state, kept in <out>.state/treebank.json, says so)")

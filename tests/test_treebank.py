@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import unicodedata
+from collections import Counter
 from pathlib import Path
 
 import conllu
@@ -27,7 +28,7 @@ from lxml import etree
 
 from sphragis import config, runner
 from sphragis.evaluation import folds
-from sphragis.export import treebank, treebank_options
+from sphragis.export import treebank, treebank_checks, treebank_options
 from sphragis.ingest import load, sources
 from test_atomic import FIXTURE_LAYOUT, FIXTURE_SOURCES, tiny_sources
 
@@ -271,7 +272,7 @@ def test_manifest_lists_every_exclusion_and_counts(tiny_export):
         "agdt-train.conllu": 2, "gorman-train.conllu": 1, "pedalion-train.conllu": 2, "harrington-train.conllu": 2}
     assert {s["name"] for s in m["sources"]} == {"agdt", "agdt-homer-v1.6", "gorman", "pedalion", "harrington",
                                                  "ud-perseus", "ud-proiel"}
-    assert m["validation"]["ud_validator"]["passed_level"] >= treebank.REQUIRED_LEVEL
+    assert m["validation"]["ud_validator"]["passed_level"] >= treebank_checks.REQUIRED_LEVEL
 
 
 def test_dev_split_and_merged_file(tiny, tmp_path):
@@ -335,25 +336,124 @@ def test_real_export_is_leakage_clean(real_settings, real_build, tmp_path):
     assert sum(r["resolved_excluded"] for r in perseus.values()) == 2443
 
 
-def test_validator_per_file_in_parallel_matches_one_run_and_is_cached(tiny_export, tmp_path):
-    """Files validated alone in worker processes give the incidents of one validator run over all
-    of them; a second run reads every file's result from the cache; a file repeated under another
-    name fails level 2 on its sent_ids (the check across files)."""
-    from collections import Counter
+def _multiset(pairs) -> Counter:
+    """(level, test id, file, line, sentence) of every incident, counted."""
+    return Counter((r[0], r[3], name, r[4], r[5]) for name, r in pairs)
 
-    from udtools.validator import Validator
 
+def _whole_files(paths: list[Path], level: int = 5) -> Counter:
+    """The incidents of the validator run over each file as a whole (fresh state per file)."""
+    return _multiset((p.name, r) for p in paths for r in treebank_checks._validate_file(str(p), "grc", level))
+
+
+def _sliced(paths: list[Path], level: int = 5, size: int = 1, cache: Path | None = None):
+    with treebank_checks.Checks(level, cache=cache, jobs=2, slice_sentences=size) as checks:
+        for p in paths:
+            checks.add(p)
+        summary = checks.result()
+        return summary, _multiset(treebank_checks.incidents(checks))
+
+
+def test_validator_slices_match_whole_files_and_are_cached(tiny_export, tmp_path):
+    """Slices of one sentence validated in worker processes give the incidents of the validator
+    run over each whole file; a second run reads every sentence from the cache; a file repeated
+    under another name fails level 2 on its sent_ids, at the validator's line (first token line)."""
     paths = sorted(tiny_export.glob("*.conllu"))
-    state = Validator(lang=treebank.VALIDATOR_LANG, level=5, output=None, max_store=0).validate_files(
-        [str(p) for p in paths])
-    together = Counter((int(i.level), str(i.testid)) for i in state.error_tracker)
     cache = tmp_path / "cache"
-    first = treebank.validate_ud(paths, cache=cache, jobs=2)
-    assert Counter({(m["level"], m["test_id"]): m["count"] for m in first["messages"]}) == together
-    assert first["files_cached"] == 0 and len(list(cache.glob("*.json"))) == len(paths) == 4
-    second = treebank.validate_ud(paths, cache=cache, jobs=2)
-    assert second["files_cached"] == 4 and second["messages"] == first["messages"]
+    first, sliced = _sliced(paths, cache=cache)
+    assert sliced == _whole_files(paths) and sum(sliced.values()) == 59
+    assert first["sentences"] == 7 and first["sentences_cached"] == 0 and first["files_validated_whole"] == []
+    second, again = _sliced(paths, cache=cache)
+    assert second["sentences_cached"] == 7 and second["messages"] == first["messages"] and again == sliced
     twin = tmp_path / "agdt-copy.conllu"
     twin.write_bytes(paths[0].read_bytes())
-    with pytest.raises(treebank.TreebankError, match=r"agdt-copy.conllu line 1 .*\[non-unique-sent-id\]"):
-        treebank.validate_ud([*paths, twin], cache=cache)
+    with pytest.raises(treebank.TreebankError, match=r"agdt-copy.conllu line 4 .*\[non-unique-sent-id\] "
+                                                      r".* \(also in agdt-train.conllu\)"):
+        _sliced([*paths, twin], cache=cache)
+
+
+#: Two sentences: the first without any feature and a PRON without PronType (the validator holds
+#: its warning back until the corpus shows a feature), the second with features.
+NO_FEATURE = ("# sent_id = t:1\n# text = τίς ;\n1\tτίς\tτίς\tPRON\tp--------\t_\t0\troot\t_\t_\n"
+              "2\t;\t_\tPUNCT\tu--------\t_\t1\tpunct\t_\t_\n\n")
+FEATURE = ("# sent_id = t:2\n# text = ἦν .\n1\tἦν\tεἰμί\tVERB\tv3siia---\tMood=Ind|Number=Sing|Person=3|"
+           "Tense=Past|VerbForm=Fin|Voice=Act\t0\troot\t_\t_\n2\t.\t_\tPUNCT\tu--------\t_\t1\tpunct\t_\t_\n\n")
+
+
+@pytest.mark.parametrize("text, held", [(NO_FEATURE + FEATURE, 1), (NO_FEATURE, 0)])
+def test_validator_held_back_feature_warning_counts_as_in_the_whole_file(tmp_path, text, held):
+    """A slice of the featureless sentence alone gives its held-back warning exactly when the
+    whole file shows a feature somewhere (as the whole file's run confirms it there)."""
+    path = tmp_path / "t-train.conllu"
+    path.write_text(text, encoding="utf-8")
+    _, sliced = _sliced([path])
+    assert sliced == _whole_files([path])
+    assert sum(n for k, n in sliced.items() if k[1] == "pron-det-without-prontype") == held
+
+
+def test_validator_level_2_error_names_the_line_as_the_whole_file_run(tiny_export, tmp_path):
+    """A level-2 error the loaders let through (an unknown UPOS): the file is validated again as a
+    whole and the export fails on the validator's own first error, at the token's line."""
+    lines = (tiny_export / "gorman-train.conllu").read_text(encoding="utf-8").split("\n")
+    k = next(i for i, line in enumerate(lines) if line.startswith("3\t"))
+    cols = lines[k].split("\t")
+    cols[3] = "XYZ"
+    lines[k] = "\t".join(cols)
+    bad = tmp_path / "gorman-train.conllu"
+    bad.write_text("\n".join(lines), encoding="utf-8")
+    with pytest.raises(treebank.TreebankError, match=rf"gorman-train.conllu line {k + 1} .*\[unknown-upos\]"):
+        _sliced([bad])
+
+
+@pytest.fixture(scope="module")
+def real_harrington(request, tmp_path_factory) -> tuple[Path, dict, Path]:
+    """The real Harrington training file (``--projects harrington``), exported with the validator
+    at level 5 from ``SPHRAGIS_TEST_WAREHOUSE`` (development aid) or the session's real build:
+    (output folder, manifest, warehouse)."""
+    from conftest import dev_warehouse_path
+
+    wh = dev_warehouse_path()
+    if wh is None:
+        request.getfixturevalue("real_build")
+        wh = request.getfixturevalue("real_settings").warehouse
+    out = tmp_path_factory.mktemp("real_tb") / "treebank"
+    m = treebank.export_treebank(out, {"treebank_projects": ["harrington"]}, warehouse=wh, jobs=2)
+    return out, m, wh
+
+
+@pytest.mark.integration
+def test_real_slices_match_the_whole_file(real_harrington):
+    """On the real Harrington file (1,013 sentences), slices of 7 sentences give exactly the
+    incidents of the validator run over the whole file (level, test id, line, sentence)."""
+    out, m, _ = real_harrington
+    path = out / "harrington-train.conllu"
+    summary, sliced = _sliced([path], size=7)
+    whole = _whole_files([path])
+    assert sliced == whole
+    assert sum(whole.values()) == 4977
+    by_kind = Counter({k[:2]: 0 for k in whole})
+    for k, n in whole.items():
+        by_kind[k[:2]] += n
+    assert by_kind[(3, "right-to-left-conj")] == 728 and by_kind[(3, "leaf-mark-case")] == 300
+    assert summary["messages"] == m["validation"]["ud_validator"]["messages"]
+
+
+@pytest.mark.integration
+def test_real_cache_serves_merged_and_validator_level_is_part_of_the_state(real_harrington):
+    """--merged validates no sentence again (the per-sentence cache: same sentences, same
+    predecessors, another file name); --validator-level 2 redoes the export (the level is part of
+    its state) and counts nothing above level 2."""
+    out, m, wh = real_harrington
+    v = m["validation"]["ud_validator"]
+    assert (v["validated_level"], v["passed_level"], v["sentences"], v["sentences_cached"]) == (5, 2, 1013, 0)
+    options = {"treebank_projects": ["harrington"]}
+    merged = treebank.export_treebank(out, options, merged=True, warehouse=wh, jobs=2)
+    vm = merged["validation"]["ud_validator"]
+    assert [f["file"] for f in merged["files"]] == ["treebank-train.conllu"]
+    assert vm["sentences_cached"] == vm["sentences"] == 1013
+    assert [(x["test_id"], x["count"]) for x in vm["messages"]] == [(x["test_id"], x["count"]) for x in v["messages"]]
+    two = treebank.export_treebank(out, options, merged=True, warehouse=wh, validator_level=2, jobs=2)
+    assert two["changed"] == ["variables"]
+    v2 = two["validation"]["ud_validator"]
+    assert (v2["validated_level"], v2["passed_level"], v2["messages"], v2["sentences_cached"]) == (2, 2, [], 0)
+    assert treebank.export_treebank(out, options, merged=True, warehouse=wh, validator_level=2)["up_to_date"]
