@@ -53,6 +53,7 @@ from pathlib import Path
 from sphragis.workers import exit_with_parent
 
 from .conllu_units import loader_problem
+from .treebank_cache import Record, from_cache, read_cache, write_cache
 from .treebank_options import TreebankError
 
 #: The UD validator level the native conversion meets: levels 1 (CoNLL-U format) and 2 (UD
@@ -147,8 +148,6 @@ def _lines(block: str) -> list[str]:
 # Worker side
 # --------------------------------------------------------------------------------------------
 
-#: An incident: (level, type, class, test id, line, sentence id, message).
-Record = tuple[int, str, str, str, int, str | None, str]
 
 _validators: dict[tuple[str, int], object] = {}
 _defaults: dict[str, object] = {}
@@ -315,7 +314,7 @@ class Checks:
         self.cache = cache if level is not None else None
         self.files: list[_File] = []
         self._tasks: list[tuple[_File, int, Future | tuple]] = []
-        self._stored = _read_cache(self.cache) if self.cache is not None else {}
+        self._stored = read_cache(self.cache) if self.cache is not None else {}
         self._prefix = f"{CACHE_FORMAT}|{_versions()}|{lang}|{level}|".encode()
         self._pool: ProcessPoolExecutor | None = None
         jobs = jobs or os.cpu_count() or 1
@@ -358,7 +357,7 @@ class Checks:
         for i, key in enumerate(keys):
             hit = self._stored.get(key)
             if hit is not None:
-                f.results[i] = _from_cache(hit, sentences[i])
+                f.results[i] = from_cache(hit, sentences[i])
                 f.cached += 1
             else:
                 todo.append(i)
@@ -407,7 +406,7 @@ class Checks:
             if f.whole is not None:
                 f.whole = self._wait(f.whole)
         if self.cache is not None:
-            _write_cache(self.cache, [(key, f.sentences[i], f.results[i]) for f in self.files if f.whole is None
+            write_cache(self.cache, [(key, f.sentences[i], f.results[i]) for f in self.files if f.whole is None
                                       for i, key in enumerate(f.keys)])
         return _summary(self.files, self.lang, self.level, required_level)
 
@@ -488,72 +487,3 @@ def _summary(files: list[_File], lang: str, level: int, required_level: int) -> 
             "messages": messages, "sentences": sum(len(f.sentences) for f in files),
             "sentences_cached": sum(f.cached for f in files),
             "files_validated_whole": [f.path.name for f in files if f.whole is not None]}
-
-
-# --------------------------------------------------------------------------------------------
-# Cache
-# --------------------------------------------------------------------------------------------
-
-_CACHE = "sentences.parquet"
-_COLUMNS = ("level", "type", "class", "test_id", "line", "sent", "message", "held")
-
-
-def _from_cache(entry: tuple[bool, list], s: Sentence) -> tuple[list[Record], list[Record], bool, bool]:
-    """A cached sentence's result with the file's line numbers."""
-    saw, rows = entry
-    own, held = [], []
-    for lvl, typ, cls, test_id, rel, sent, message, delayed in rows:
-        (held if delayed else own).append((lvl, typ, cls, test_id, s.first + rel, s.sent_id if sent is None else sent,
-                                           message))
-    return own, held, saw, False
-
-
-def _read_cache(folder: Path) -> dict[str, tuple[bool, list]]:
-    """key → (shows a feature, [(level, type, class, test id, line - first line, sentence id or
-    None for its own, message, held back)]); empty when the folder holds no readable cache.
-
-    The one file has a row per sentence (``level`` null) and a row per incident."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    try:
-        t = pq.read_table(folder / _CACHE).to_pydict()
-    except (OSError, pa.ArrowException):
-        return {}
-    out: dict[str, tuple[bool, list]] = {}
-    for key, saw, *row in zip(t["key"], t["saw"], *(t[c] for c in _COLUMNS)):
-        if row[0] is None:
-            out[key] = (saw, [])
-        else:
-            out[key][1].append(tuple(row))
-    return out
-
-
-def _write_cache(folder: Path, entries: list[tuple[str, Sentence, tuple]]) -> None:
-    """Replace the cache with ``entries`` (key, sentence, result): one Parquet file, written to a
-    temporary file and renamed."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    rows: dict[str, list] = {c: [] for c in ("key", "saw", *_COLUMNS)}
-    for key, s, (own, held, saw, _whole) in entries:
-        for c, v in zip(rows, (key, saw, None, None, None, None, None, None, None, None)):
-            rows[c].append(v)
-        for delayed, incs in ((False, own), (True, held)):
-            for lvl, typ, cls, test_id, line, sent, message in incs:
-                for c, v in zip(rows, (key, saw, lvl, typ, cls, test_id, line - s.first,
-                                       None if sent == s.sent_id else sent, message, delayed)):
-                    rows[c].append(v)
-    table = pa.table(rows, schema=pa.schema([
-        ("key", pa.string()), ("saw", pa.bool_()), ("level", pa.int8()), ("type", pa.string()),
-        ("class", pa.string()), ("test_id", pa.string()), ("line", pa.int32()), ("sent", pa.string()),
-        ("message", pa.string()), ("held", pa.bool_())]))
-    folder.mkdir(parents=True, exist_ok=True)
-    tmp = folder / f".{_CACHE}.tmp-{os.getpid()}"
-    try:
-        pq.write_table(table, tmp, compression="zstd")
-        os.replace(tmp, folder / _CACHE)
-    finally:
-        tmp.unlink(missing_ok=True)
-    for old in folder.glob("*.json"):  # the per-file cache of earlier versions
-        old.unlink(missing_ok=True)

@@ -61,8 +61,10 @@ def test_build_variables_have_one_home():
     assert config.BUILD_VARS["split_seed"] == config.SPLIT_SEED == 776
     assert config.BUILD_VARS["min_author_rows"] == 50 and config.BUILD_VARS["min_cell_tokens"] == 1000
     assert {k: config.BUILD_VARS[k] for k in config.TRAINING_TREEBANK_VARS} == config.TRAINING_TREEBANK_VARS
-    # var('projects'): the seed source_priority in priority order
-    assert runner.project_vars() == {**config.BUILD_VARS, "projects": [dict(p) for p in config.projects()]}
+    # var('projects'): the seed source_priority in priority order; var('edition_variants'): the
+    # seed edition_variants in variant_order
+    assert runner.project_vars() == {**config.BUILD_VARS, "projects": [dict(p) for p in config.projects()],
+                                     "edition_variants": [dict(v) for v in config.edition_variants()]}
     # the linter (make lint) renders var() with the runner's own defaults, no copy of them
     sqlfluff = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["sqlfluff"]["templater"]
     assert "var" not in sqlfluff["jinja"]["macros"] and "context" not in sqlfluff["jinja"]
