@@ -4,8 +4,9 @@ Every build and export runs as a child process (``python -m sphragis.bench --chi
 into a temporary warehouse and export directory, so the user's are never touched. A child calls
 :func:`sphragis.build.build` / :func:`sphragis.export.writer.export` and reads the step timings
 they record (``BuildSummary.timings`` via the ``on_step`` hook, the export report's ``timings``);
-a thread samples the RSS of the child and its ingest workers with psutil (summed over the process
-tree) and keeps the peak per step (:mod:`sphragis.measure`). One run measures, in order:
+a thread samples the memory of the child and its workers with psutil (PSS summed over the process
+tree, so pages forked workers share with their parent count once; still called "peak RSS" in the
+report) and keeps the peak per step (:mod:`sphragis.measure`). One run measures, in order:
 
 1. **the parse floor**: lxml ``iterparse`` over every XML ``word`` plus a line split of every
    CoNLL-U file, one process, warm page cache (the smaller of a run before and one after);

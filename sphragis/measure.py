@@ -1,5 +1,6 @@
-"""What ``make bench`` (:mod:`sphragis.bench`) measures of a running build: the peak RSS of a
-process tree, sampled with psutil, and the wall and CPU time of a child process with its workers.
+"""What ``make bench`` (:mod:`sphragis.bench`) measures of a running build: the peak memory of a
+process tree (summed proportional set size, so pages a forked worker shares with its parent count
+once), sampled with psutil, and the wall and CPU time of a child process with its workers.
 """
 
 from __future__ import annotations
@@ -20,9 +21,13 @@ def process_cpu() -> float:
 
 
 class Sampler:
-    """Samples the summed RSS of this process and its descendants (psutil) every ``interval``
-    seconds in a thread, keeping the peak per step (``step`` sets the current one); ``cpu`` holds
-    each step's CPU seconds (:func:`process_cpu` between its start and the next step's)."""
+    """Samples the memory of this process and its descendants every ``interval`` seconds in a
+    thread: the sum of their PSS (proportional set size, psutil ``memory_full_info().pss``; RSS
+    where the system has no PSS). RSS would count a page shared by a parent and its forked workers
+    (the audit's fits, the ingest's parsers) once per process: a tree of three processes reading
+    the same 1 GiB of matrices is 1 GiB of PSS, 3 GiB summed RSS. The peak is kept per step
+    (``step`` sets the current one); ``cpu`` holds each step's CPU seconds (:func:`process_cpu`
+    between its start and the next step's)."""
 
     def __init__(self, interval: float = 0.1):
         self.proc, self.interval, self.current = psutil.Process(), interval, "start"
@@ -34,13 +39,14 @@ class Sampler:
         self._thread.start()
 
     def sample(self) -> None:
-        rss = 0
+        held = 0
         for p in [self.proc, *self.proc.children(recursive=True)]:
             try:
-                rss += p.memory_info().rss
+                info = p.memory_full_info()
             except psutil.Error:
                 continue
-        self.peaks[self.current] = max(self.peaks.get(self.current, 0), rss)
+            held += getattr(info, "pss", info.rss)
+        self.peaks[self.current] = max(self.peaks.get(self.current, 0), held)
 
     def _loop(self) -> None:
         while not self._stop.wait(self.interval):
