@@ -117,10 +117,15 @@ def nfd_array(values: pa.Array | pa.ChunkedArray) -> pa.Array:
 
 
 def register(con: duckdb.DuckDBPyConnection) -> None:
-    """Register the project's scalar functions on ``con`` (idempotent: re-registering replaces them).
+    """Register the project's scalar functions on ``con`` (idempotent: re-registering replaces them;
+    when another connection of this process to the same database file registered them, theirs
+    are used, as DuckDB shares one function catalog between them).
 
     Args:
         con: an open DuckDB connection.
+
+    Raises:
+        duckdb.CatalogException: a function of that name exists and cannot be used (other errors).
     """
     # DuckDB refuses to (re)define functions while an earlier execute() still has unfetched rows
     # (e.g. after ``fetchone()``); running and draining a trivial statement completes it.
@@ -131,13 +136,20 @@ def register(con: duckdb.DuckDBPyConnection) -> None:
             con.remove_function(name)
         except (duckdb.InvalidInputException, duckdb.CatalogException):
             pass
-        con.create_function(
-            name,
-            fn,
-            [duckdb.sqltype("VARCHAR")],
-            duckdb.sqltype("VARCHAR"),
-            type="arrow",
-            null_handling="special",
-            side_effects=False,
-        )
+        try:
+            con.create_function(
+                name,
+                fn,
+                [duckdb.sqltype("VARCHAR")],
+                duckdb.sqltype("VARCHAR"),
+                type="arrow",
+                null_handling="special",
+                side_effects=False,
+            )
+        except duckdb.CatalogException as exc:
+            # two connections of one process to the same file share one database (DuckDB's
+            # instance cache) and its function catalog; a function another of them registered
+            # (this module's, the only one defining these names) cannot be removed from here
+            if "already exists" not in str(exc):
+                raise
     con.execute("create or replace temp macro nfc(s) as nfc_normalize(s)")

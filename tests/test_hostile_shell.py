@@ -366,22 +366,24 @@ def test_missing_optional_extra_names_it(wh, tmp_path, monkeypatch, capsys):
 
 
 SLOW_MODEL_SCRIPT = """
-import pathlib, sys
+import pathlib, sys, time
 from sphragis import cli
 from sphragis.runner import cutoff
-marker = pathlib.Path(sys.argv[1])
+marker, delay = pathlib.Path(sys.argv[1]), float(sys.argv[2])
 _one = cutoff.build_one
 def slow(con, m, sql, rels, **kw):
     if m.name == "int_tokens":  # a model query that would run for minutes
         marker.write_text("running")
+        time.sleep(delay)  # > 0: the query starts after the Ctrl-C (a job's next query)
         con.execute("select count(*) from range(200000000000) t where hash(t.range) % 7 = 3").fetchall()
     return _one(con, m, sql, rels, **kw)
 cutoff.build_one = slow
-sys.exit(cli.main(sys.argv[2:]))
+sys.exit(cli.main(sys.argv[3:]))
 """
 
 
-def test_ctrl_c_during_a_long_model_stops_within_seconds(built, tmp_path):
+@pytest.mark.parametrize("delay", [0.0, 2.0])
+def test_ctrl_c_during_a_long_model_stops_within_seconds(built, tmp_path, delay):
     import os
     import signal
     import subprocess
@@ -392,7 +394,7 @@ def test_ctrl_c_during_a_long_model_stops_within_seconds(built, tmp_path):
 
     before = _sha(built.warehouse)
     marker = tmp_path / "running"
-    proc = subprocess.Popen([sys.executable, "-c", SLOW_MODEL_SCRIPT, str(marker), "build", "--select",
+    proc = subprocess.Popen([sys.executable, "-c", SLOW_MODEL_SCRIPT, str(marker), str(delay), "build", "--select",
                              "int_tokens", "--full"], env=settings_env(built), stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     try:

@@ -233,9 +233,14 @@ class _Scheduler:
                         self._collect(fut)
             except BaseException:
                 # stop the queries running on the workers' cursors now rather than wait for them to
-                # finish (issue #27: Ctrl-C took 77 s)
-                for cur in list(self._cursors):
-                    cur.interrupt()
+                # finish (issue #27: Ctrl-C took 77 s); again until every job has ended, since a job
+                # may start its next query after an interrupt (a query not yet begun when Ctrl-C
+                # came would otherwise run to its end)
+                pending = set(self.running)
+                while pending:
+                    for cur in list(self._cursors):
+                        cur.interrupt()
+                    _, pending = wait(pending, timeout=0.1)
                 raise
             finally:
                 wait(self.running)  # what is still running finishes before its cursor closes
