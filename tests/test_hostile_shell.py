@@ -394,9 +394,12 @@ def test_ctrl_c_during_a_long_model_stops_within_seconds(built, tmp_path, delay)
 
     before = _sha(built.warehouse)
     marker = tmp_path / "running"
+    # a terminal's Ctrl-C: SIGINT at its default in the child (a pytest-xdist worker ignores it, the
+    # child would inherit that, and Python installs no KeyboardInterrupt handler for an ignored SIGINT)
     proc = subprocess.Popen([sys.executable, "-c", SLOW_MODEL_SCRIPT, str(marker), str(delay), "build", "--select",
                              "int_tokens", "--full"], env=settings_env(built), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         # generous: on a loaded machine the build takes minutes to reach int_tokens (only the
         # interrupt's latency below is timed)
