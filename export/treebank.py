@@ -288,7 +288,8 @@ def print_summary(manifest: dict, out: Path, seconds: float) -> None:
     if v:
         p(f"  UD validator ({v['lang']}, levels 1-{v['validated_level']}): passes level {v['passed_level']} "
           f"(required {v['required_level']}); {v['errors']:,} errors and {v['warnings']:,} warnings above it, by "
-          f"kind in manifest.json; {v['sentences_cached']:,} of {v['sentences']:,} sentences from the cache\n")
+          f"kind in manifest.json (levels 3-5 flag the source annotations' own conventions: reported, not "
+          f"enforced); {v['sentences_cached']:,} of {v['sentences']:,} sentences from the cache\n")
     p(f"  time {seconds:.1f}s\n")
 
 

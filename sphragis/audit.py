@@ -266,7 +266,8 @@ def _cmd_audit(args: argparse.Namespace, on_step=None) -> int:
         results = run_audit(out, configs, progress=not args.quiet, on_step=on_step)
         reads = audit_reads(out, configs)
         store.save({"reads": reads, "digests": state.settle(at_start, state.digests(reads)), "results": results})
-        how = ("fitted;" if changed in state.NOTHING_TO_COMPARE
+        how = ("fitted (no earlier audit of this export to reuse);" if "no state" in changed
+               else "fitted (--full);" if changed == ["--full"]
                else f"fitted (changed since the last audit: {state.describe(changed)});")
     if on_step:
         on_step("audit: outputs")
