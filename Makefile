@@ -34,7 +34,7 @@ rebuild: install  ## rebuild the SQL models without re-ingesting
 export: build  ## the main job: fetch + build + write the benchmark (+ leakage report, leaderboard) to SPHRAGIS_OUT
 	$(SPHRAGIS) export
 	$(SPHRAGIS) audit
-	if [ -d leaderboard ]; then $(SPHRAGIS) leaderboard leaderboard; fi
+	@if [ -d leaderboard ]; then $(SPHRAGIS) leaderboard leaderboard; fi
 
 # `make treebank` runs the UD validator at every level (1-5: level 2 is the gate, levels 3-5 are
 # counted in manifest.json), on every core, caching each sentence's result (README, "Training
