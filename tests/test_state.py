@@ -288,10 +288,18 @@ def test_editing_a_named_query_the_audit_reads_redoes_it(audited, monkeypatch, t
     assert cli.main([*args, "--full"]) == 0  # reads the copy: the state records it
     assert cli.main(args) == 0
     assert "audit up to date" in capsys.readouterr().err
-    path = copy / "audit_markup.sql"
-    path.write_text(path.read_text(encoding="utf-8") + "-- edited\n", encoding="utf-8")
-    assert cli.main(args) == 0
-    assert "changed since the last audit: file audit_markup.sql" in capsys.readouterr().err
+    # every named query the audit recorded as read (the payload queries of issue 33 included):
+    # each edit alone redoes the audit, naming the file
+    from sphragis import audit
+
+    read = sorted(Path(f).name for f in audit.state_store(out).load()["reads"]["files"]
+                  if Path(f).parent == copy)
+    assert {"audit_markup.sql", "audit_payload_files.sql", "audit_payloads.sql", "audit_files.sql"} <= set(read)
+    for name in read:
+        path = copy / name
+        path.write_text(path.read_text(encoding="utf-8") + "-- edited\n", encoding="utf-8")
+        assert cli.main(args) == 0
+        assert f"changed since the last audit: file {name}" in capsys.readouterr().err, name
 
 
 def test_the_audit_takes_the_build_lock_to_write_the_warehouse(audited, monkeypatch, tmp_path, capsys):
