@@ -188,7 +188,7 @@ def _leaderboard(leakage: dict | None) -> dict | None:
     gaps = [(k, {"text": 100 * g["text_author"]["accuracy"]["gap"], "markup": 100 * g["markup_author"]["accuracy"]["gap"]})
             for k, g in sorted(leakage.get("track_gap", {}).items(), key=lambda kv: int(kv[0]))]
     return {"rows": rows, "gaps": gaps, "classifier": leakage["method"]["classifier"],
-            "subsampling": leakage["method"]["subsampling"]}
+            "subsampling": leakage["method"]["subsampling"], "stopping_rule": leakage["method"].get("stopping_rule")}
 
 
 def _unit_name(chunk_target_size: int) -> str:

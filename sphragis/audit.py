@@ -21,9 +21,9 @@ For each configuration of an export (``SPHRAGIS_OUT``, default ``dist/sphragis``
 Both feature sets are counted per unit once and summed into rows (a chunk's counts are the sum
 of its units', exactly what counting the joined row would give), then restricted to the
 features of at least two training rows, weighted with sublinear TF-IDF (l2) fitted on train, and
-classified with a one-vs-rest ``LinearSVC`` (``C=0.5``, ``random_state=0``). Token-level work
-is SQL (DuckDB over the Parquet files; the named queries ``sql/queries/audit_*.sql``); nothing is
-subsampled. A majority-class baseline (the most frequent training label) is reported beside
+classified with a one-vs-rest ``LinearSVC`` (``C=0.5``, ``random_state=0``, stopping tolerance
+:data:`sphragis.audit_fits.SVC_TOL`, chosen by measurement). Token-level work is SQL (DuckDB
+over the Parquet files; the named queries ``sql/queries/audit_*.sql``); nothing is subsampled. A majority-class baseline (the most frequent training label) is reported beside
 each target.
 
 The work is split by job: :mod:`sphragis.audit_features` reads the export and counts the units,
@@ -56,7 +56,7 @@ import duckdb
 from . import config, state
 from .audit_features import (CHAR_NGRAMS, AuditError, SplitRows, Units, _sklearn, char_wb_counts,  # noqa: F401
                              config_files, load, split_rows)
-from .audit_fits import (MIN_TRAIN_DF, N_JOBS, RANDOM_STATE, REFERENCE_TASK, SVC_C, TASKS,  # noqa: F401
+from .audit_fits import (MIN_TRAIN_DF, N_JOBS, RANDOM_STATE, REFERENCE_TASK, STOPPING_RULE, SVC_C, SVC_TOL, TASKS,  # noqa: F401
                          audit_config, fit_and_score, overlap_twins, run_audit)
 from .benchmark import CHUNK_SIZES, CONFIGS, EVAL_SPLITS, SPLITS, config_of  # noqa: F401
 from .files import rounded, write_json
@@ -113,7 +113,8 @@ def report_document(results: dict[str, Any]) -> dict[str, Any]:
             "text_features": f"character n-grams {CHAR_NGRAMS[0]}-{CHAR_NGRAMS[1]} (char_wb) of the row's units "
                              "joined by single spaces",
             "weighting": f"features of >= {MIN_TRAIN_DF} training rows; sublinear TF-IDF (l2) fitted on train",
-            "classifier": f"LinearSVC(C={SVC_C}, random_state={RANDOM_STATE}), one-vs-rest",
+            "classifier": f"LinearSVC(C={SVC_C}, tol={SVC_TOL:g}, random_state={RANDOM_STATE}), one-vs-rest",
+            "stopping_rule": STOPPING_RULE,
             "project_label": "treebank_source of the chosen parse; for chunks the most frequent among the "
                              "units (ties: the first in unit order)",
             "majority_baseline": "the most frequent training label predicted for every row",

@@ -22,6 +22,16 @@ from .benchmark import BY_NAME, CONFIGS, EVAL_SPLITS, SPLITS
 
 #: Classifier settings (recorded in the report).
 SVC_C = 0.5
+#: liblinear's stopping tolerance, chosen by measurement on all 12 configurations of the pinned
+#: sources (issue 33): against scikit-learn's default 1e-4 it costs 18 % fewer fit CPU-seconds
+#: (75.7 -> 61.9) and leaves every text -> author test figure (the leaderboard baseline) unchanged
+#: to the fourth decimal; markup test figures move by at most 0.23 points (accuracy) and 0.50
+#: (macro-F1), 0.03 on average. 1e-1 saves 29 % but moves a text -> author test figure 1.5 points.
+SVC_TOL = 1e-2
+#: The tolerance's measured effect, as the report and the dataset card state it.
+STOPPING_RULE = (f"liblinear stops at tol={SVC_TOL:g} (scikit-learn's default is 1e-4), chosen by measurement on all "
+                 "12 configurations: 18 % less CPU time in the fits, every text -> author test figure unchanged, "
+                 "markup test figures moved by at most 0.23 points of accuracy and 0.50 of macro-F1")
 RANDOM_STATE = 0
 MIN_TRAIN_DF = 2
 #: Fits run at once, each in a worker process of its own (forked: the matrices are shared, not
@@ -91,7 +101,7 @@ def _fit_target(xt, y_train: np.ndarray, evals: dict[str, tuple[Any, np.ndarray]
         # random_state: deterministic): the same predictions as sklearn's OneVsRestClassifier around
         # a binary LinearSVC on all 12 configurations (issue 33), without copying the rows into
         # liblinear once per class (~9 % of the fits' CPU)
-        model = LinearSVC(C=SVC_C, dual=True, random_state=RANDOM_STATE, max_iter=5000)
+        model = LinearSVC(C=SVC_C, tol=SVC_TOL, dual=True, random_state=RANDOM_STATE, max_iter=5000)
         model.fit(xt, y_train)
     for split, (x, y) in evals.items():
         pred = np.array([majority] * x.shape[0], dtype=object) if model is None else model.predict(x)

@@ -77,7 +77,11 @@ def print_summary(summary: BuildSummary, out: Console | None = None) -> None:
     """Print rows in (per project), rows out (per mart) and step timings."""
     out = out or console()
     _print_changed_outside(summary, out)
-    if summary.ingest:
+    if summary.ingest and summary.up_to_date:  # nothing was built: what the raw layer holds, in one line
+        tot = {k: sum(v.get(k, 0) for v in summary.ingest.values()) for k in ("files", "sentences", "tokens", "rejects")}
+        out.print(f"raw layer (reused): {len(summary.ingest)} projects, {tot['files']:,} files, "
+                  f"{tot['sentences']:,} sentences, {tot['tokens']:,} tokens, {tot['rejects']:,} rejects", markup=False)
+    elif summary.ingest:
         # a build that reused the raw layer shows what it holds, titled so (nothing was ingested)
         t = Table(title="raw layer (reused, not re-ingested): rows per project" if summary.ingest_reused
                   else "ingest: rows in per project")
@@ -102,16 +106,23 @@ def print_summary(summary: BuildSummary, out: Console | None = None) -> None:
         for path, line, reason in summary.rejects:
             out.print(f"  {path}:{line if line is not None else '?'}: {reason}", markup=False)
     if summary.models and not summary.up_to_date:  # up to date: one line below, not 71 "reused" rows
+        staging = {m for m in summary.models if runner.layer(m) == "staging"}
+        listed = {m: n for m, n in summary.models.items() if m not in staging}
+        status = {m: (f"{st[0]}: {st[1]}" if st[0] == "built" else st[0])
+                  for m, st in ((m, summary.status.get(m, ("built", ""))) for m in listed)}
+        # one status for every model (a first or --full build: all "built: new"): said once, under
+        # the table, not repeated on each of ~100 rows
+        same = next(iter(status.values())) if len(set(status.values())) == 1 else None
         t = Table(title="models: rows out")
         t.add_column("model")
         t.add_column("rows", justify="right")
-        t.add_column("status")
-        staging = {m for m in summary.models if runner.layer(m) == "staging"}
-        for m, n in summary.models.items():
-            if m not in staging:
-                st = summary.status.get(m, ("built", ""))
-                t.add_row(m, f"{n:,}" if n is not None else "view", f"{st[0]}: {st[1]}" if st[0] == "built" else st[0])
+        if not same:
+            t.add_column("status")
+        for m, n in listed.items():
+            t.add_row(m, f"{n:,}" if n is not None else "view", *(() if same else (status[m],)))
         out.print(t)
+        if same:
+            out.print(f"(every model listed: {same})", markup=False)
         if staging:  # so that the table's rows and the count of models built below add up
             out.print(f"({len(staging)} staging view{'s' if len(staging) != 1 else ''} (stg_*, renaming only) "
                       "not listed)")

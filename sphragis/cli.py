@@ -47,8 +47,9 @@ def _cmd_fetch(args: argparse.Namespace) -> int:
         return 0
     t0 = time.perf_counter()
     results = fetch.fetch_all(progress=not args.quiet, snapshots=pins, force=args.force)
-    print(f"fetched {len(results)} snapshots into {config.settings().data} in {time.perf_counter() - t0:.1f}s",
-          file=sys.stderr)
+    fetched = sum(1 for r in results.values() if not r.skipped)
+    print(f"{len(results)} snapshots in {config.settings().data} ({fetched} fetched, {len(results) - fetched} "
+          f"already in place) in {time.perf_counter() - t0:.1f}s", file=sys.stderr)
     return 0
 
 

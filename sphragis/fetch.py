@@ -189,10 +189,16 @@ def fetch_all(settings: config.Settings | None = None, *, progress: bool = True,
                 errors.append(str(exc))
                 console.print(f"  FAILED     {pin.get('name')}: {exc}", style="red", markup=False)
             else:
-                state = "up to date" if res.skipped else "fetched   "
-                console.print(f"  {state} {res.name} ({res.source}, {res.files} files, {res.seconds:.1f} s)",
-                              markup=False)
+                if not res.skipped:
+                    console.print(f"  fetched    {res.name} ({res.source}, {res.files} files, {res.seconds:.1f} s)",
+                                  markup=False)
             bar.advance(task)
+    # the snapshots already in place: one line for all of them, not one line each
+    kept = [r for r in results.values() if r.skipped]
+    if kept:
+        console.print(f"  up to date: {', '.join(r.name for r in kept)} "
+                      f"({', '.join(sorted({r.source for r in kept}))}; {sum(r.files for r in kept)} files)",
+                      markup=False)
     if errors:
         raise FetchError(f"{len(errors)} of {len(pins)} snapshots failed:\n"
                          + "\n".join(f"- {e}" for e in errors))

@@ -254,18 +254,20 @@ def test_an_unchanged_export_reuses_the_last_audit(tmp_path, monkeypatch, capsys
 
 
 def test_char_wb_counts_per_distinct_word_equal_countvectorizer():
-    """Counting each distinct word once and summing gives CountVectorizer's char_wb matrix exactly
-    (columns and values), whitespace runs, one-letter words and repeats included."""
+    """Counting each distinct word once (its n-grams in SQL) and summing gives CountVectorizer's
+    char_wb matrix exactly (columns and values), whitespace runs, a no-break space, one-letter words
+    and repeats included."""
     import numpy as np
     from sklearn.feature_extraction.text import CountVectorizer
 
-    texts = ["μῆνιν ἄειδε θεὰ", "ἄειδε  ἄειδε\tθεὰ ὦ", "καὶ", "ὦ καὶ μῆνιν Πηληϊάδεω Ἀχιλῆος"]
+    texts = ["μῆνιν ἄειδε θεὰ", "ἄειδε  ἄειδε\tθεὰ ὦ", "καὶ", "ὦ καὶ μῆνιν Πηληϊάδεω Ἀχιλῆος", "ὦ ὦ\xa0δʼ"]
     counts, vocab = audit.char_wb_counts(texts)
     cv = CountVectorizer(analyzer="char_wb", ngram_range=audit.CHAR_NGRAMS, lowercase=False, dtype=np.float64)
     expected = cv.fit_transform(texts)
     assert vocab == list(cv.get_feature_names_out())
-    assert (counts != expected).nnz == 0 and counts.shape == (4, len(vocab))
+    assert (counts != expected).nnz == 0 and counts.shape == (5, len(vocab))
     assert counts[1, vocab.index(" ἄει")] == 2
+    assert counts[4, vocab.index(" ὦ ")] == 2  # one-letter words: the padded form once each, not once per n
 
 
 def test_a_configuration_without_rows_is_left_out_and_named(tmp_path, capsys):

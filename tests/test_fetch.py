@@ -136,7 +136,7 @@ def test_mirror_progress_output(mirror_pin, capsys):
     head = f"fetch: 1 snapshots from the mirror {settings.mirror} into {settings.data}"
     assert lines[0] == lines[2] == head
     assert re.fullmatch(r"  fetched    demo \(mirror, 4 files, \d+\.\d s\)", lines[1]), lines[1]
-    assert lines[3] == "  up to date demo (mirror, 4 files, 0.0 s)"
+    assert lines[3] == "  up to date: demo (mirror; 4 files)"  # every snapshot in place: one line
     assert len(lines) == 4
 
 

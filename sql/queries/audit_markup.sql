@@ -3,7 +3,8 @@
 -- UPOS/DEPREL, UPOS+FEATS, each FEATS Feature=Value, UPOS bigrams and trigrams, DEPREL bigrams, the
 -- signed head distance (clipped to ±8), the relation with the head's UPOS and DEPREL, the depth
 -- (clipped at 12) and dependents per UPOS (clipped at 5); per sentence its length, maximum depth
--- (log2 bins) and relative root position. Grain: one row per (unit_idx, feature) with its count n.
+-- (log2 bins) and relative root position. Grain: one row per (row_idx = unit_idx, feature) with its
+-- count n.
 with recursive
 
 tok as (
@@ -165,7 +166,7 @@ features as (
 )
 
 select
-    unit_idx,
+    unit_idx as row_idx,
     f as feature,
     count(*) as n
 from features

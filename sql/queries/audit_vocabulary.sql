@@ -1,5 +1,5 @@
--- The markup features of the audited units, sorted: the columns of the markup feature matrix
--- (sphragis audit, SPEC §11).
+-- The distinct features of audit_features, sorted: the columns of the feature matrix that
+-- audit_feature_triplets fills (sphragis audit, SPEC §11).
 select distinct feature
-from audit_markup
+from audit_features
 order by feature
