@@ -83,14 +83,41 @@ class ExportState:
         return [h not in self.validated for h in hashes.to_pylist()]
 
     def file_fingerprints(self, con, units: pa.Table, hashes: pa.Array) -> dict[tuple[str, str], str]:
-        """(config, split) → sha256 of the rows of ``mart_benchmark_rows`` in output order and the
-        content hashes of every published unit (the code is the state's ``code`` fingerprint)."""
-        units_fp = hashlib.sha256("".join(hashes.to_pylist()).encode()).hexdigest()
-        rows = con.sql(
-            "select config, split, md5(string_agg(md5(cast(b as varchar)), '' order by row_order)) "
-            "from mart_benchmark_rows as b group by all").fetchall()
-        got = {(c, s): hashlib.sha256(f"{units_fp}|{h}".encode()).hexdigest() for c, s, h in rows}
-        return {(c, s): got.get((c, s), f"empty|{units_fp}") for c in CONFIGS for s in SPLITS}
+        """(config, split) → sha256 of what its file is written from (the code is the state's
+        ``code`` fingerprint): the rows of ``mart_benchmark_rows`` in output order and the content
+        hashes (``hashes``, in the order of ``units``) of the units those rows hold, in the order
+        they hold them. Units the file does not hold are not in it: an edit that changes some
+        published rows leaves the fingerprint of every file not holding them as it was, so those
+        files are linked, not rewritten (their bytes would be the same)."""
+        refs = con.sql(
+            "select config, split, row_order, md5(cast(b as varchar)) as row_h, "
+            "coalesce(constituent_ids, [id]) as unit_ids from mart_benchmark_rows as b").to_arrow_table()
+        unit_h = pa.table({"row_id": units.column("row_id"), "h": hashes})
+        mem = duckdb.connect()  # the join runs beside the warehouse: the export's state records no scratch table
+        try:
+            mem.register("refs", refs)
+            mem.register("unit_h", unit_h)
+            got = mem.sql("""
+                with flat as (
+                    select config, split, row_order, unnest(unit_ids) as row_id,
+                        generate_subscripts(unit_ids, 1) as pos
+                    from refs
+                ),
+                row_units as (
+                    select f.config, f.split, f.row_order,
+                        string_agg(coalesce(u.h, 'missing:' || f.row_id), ',' order by f.pos) as units_h
+                    from flat as f left join unit_h as u on f.row_id = u.row_id
+                    group by all
+                )
+                select r.config, r.split,
+                    md5(string_agg(r.row_h || '|' || coalesce(ru.units_h, ''), chr(10) order by r.row_order))
+                from refs as r
+                left join row_units as ru on r.config = ru.config and r.split = ru.split and r.row_order = ru.row_order
+                group by all""").fetchall()
+        finally:
+            mem.close()
+        fps = {(c, s): hashlib.sha256(f"rows+units|{h}".encode()).hexdigest() for c, s, h in got}
+        return {(c, s): fps.get((c, s), "empty") for c in CONFIGS for s in SPLITS}
 
     def reusable(self, out: Path, rel: str, fingerprint: str) -> dict | None:
         rec = self.doc.get("files", {}).get(rel)
