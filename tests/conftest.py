@@ -27,6 +27,26 @@ SHARED_SOURCES = REPO.parent / "shared" / "sources"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
+#: Test modules started first, slowest first (``--durations``, 2-core machine): with ``--dist
+#: loadscope --no-loadscope-reorder`` (pyproject.toml) the workers take whole modules in this order,
+#: so the long ones overlap instead of running alone at the end (xdist's own reordering, by number
+#: of tests, left the one-test modules test_incremental, test_dbt and test_package for last). Real
+#: and fixture-only modules alternate, so one worker runs without the real build while the other
+#: makes it. Every other module follows in collection order.
+SLOW_MODULES_FIRST = (
+    "test_incremental.py", "test_dbt.py", "test_submission.py", "test_package.py", "test_docs_site.py",
+    "test_long_sentence.py", "test_treebank.py", "test_state.py", "test_hostile_shell.py", "test_export.py",
+    "test_atomic.py", "test_hostile_ingest.py", "test_homes.py", "test_eval_annotations.py", "test_runner.py",
+)
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """Order the modules as :data:`SLOW_MODULES_FIRST` says (a stable sort: tests keep their order
+    within a module; every worker collects the same order, as xdist requires)."""
+    rank = {name: i for i, name in enumerate(SLOW_MODULES_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
+
 def _require_sources() -> None:
     if not (SHARED_SOURCES / "MANIFEST.json").is_file():
         pytest.skip(f"../shared/sources absent ({SHARED_SOURCES}): integration tests need the pinned mirror")
@@ -109,6 +129,29 @@ def real_export(real_settings, real_build) -> Path:
 
     _once(real_settings.warehouse.with_name("exported.pickle"), lambda: writer.export(real_settings))
     return real_settings.out
+
+
+@pytest.fixture(scope="session")
+def tiny_exported(tmp_path_factory) -> config.Settings:
+    """Settings of one full build of the fixture cuts (``tests/fixtures/sources`` laid out by
+    ``test_atomic.tiny_settings``) and its export, made once per test run across the xdist workers
+    (as the real build is). Shared: read it, or copy what you change (warehouse, export and its
+    state: ``test_state.mine``, ``test_atomic.previous_export``)."""
+
+    def make() -> config.Settings:
+        from test_atomic import tiny_settings
+
+        from sphragis import build
+        from sphragis.export import writer
+
+        settings = tiny_settings(base)
+        build.build(settings)
+        writer.export(settings)
+        return settings
+
+    base = _shared_dir(tmp_path_factory) / "tiny"
+    base.mkdir(exist_ok=True)
+    return _once(base / "exported.pickle", make)
 
 
 def dev_warehouse_path() -> Path | None:

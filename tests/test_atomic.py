@@ -256,13 +256,10 @@ def _beside(out: Path) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def exported(tmp_path_factory):
-    """A full build of the fixture sources and its export: (settings, export file digests)."""
-    from sphragis.export import writer
-
-    settings = tiny_settings(tmp_path_factory.mktemp("export"))
-    build.build(settings)
-    writer.export(settings)
+def exported(tiny_exported):
+    """A full build of the fixture sources and its export: (settings, export file digests); the
+    session's ``tiny_exported`` (tests/conftest.py), shared: tests change ``previous_export``."""
+    settings = tiny_exported
     digest = _tree_digest(settings.out)
     assert "README.md" in digest and "metadata/build_report.json" in digest
     assert any(k.startswith("data/sentence_1/") for k in digest)

@@ -15,11 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from sphragis import audit, benchmark, build, config, report, runner
+from sphragis import audit, benchmark, config, report, runner
 from sphragis.evaluation import overlap
 from sphragis.export import writer
 from sphragis.queries import QUERIES_DIR, query
-from test_atomic import tiny_settings
 
 REPO = Path(__file__).resolve().parents[1]
 #: Import name of each source folder of the package (pyproject ``package-dir``).
@@ -270,13 +269,12 @@ def _check_sha256(out: Path, listing: Path) -> None:
                          + _UPDATE.format(file=listing.relative_to(REPO)))
 
 
-def test_fixture_export_is_byte_identical(tmp_path):
-    # the fixture cuts (tests/fixtures/sources) built and exported: every file of the export,
-    # Parquet (their schema and writer options; the cuts are too small for a published row),
-    # metadata JSON, LICENSES.md and the dataset card
-    settings = tiny_settings(tmp_path)
-    build.build(settings)
-    writer.export(settings, full=True)
+def test_fixture_export_is_byte_identical(tiny_exported):
+    # the fixture cuts (tests/fixtures/sources) built and exported (the session's first export of
+    # them into an empty folder, tests/conftest.py): every file of the export, Parquet (their
+    # schema and writer options; the cuts are too small for a published row), metadata JSON,
+    # LICENSES.md and the dataset card
+    settings = tiny_exported
     listing = SHA256_DIR / "fixture.sha256"
     written = sorted(str(p.relative_to(settings.out)) for p in settings.out.rglob("*") if p.is_file())
     assert written == sorted(line.split("  ", 1)[1] for line in listing.read_text(encoding="utf-8").splitlines())

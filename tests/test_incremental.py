@@ -32,15 +32,22 @@ def _model_tables(con) -> list[str]:
 
 def _same_tables(a, b, names) -> None:
     con = duckdb.connect()
+    con.execute("set enable_progress_bar = false")
     con.execute(f"attach '{a}' as a (read_only)")
     con.execute(f"attach '{b}' as b (read_only)")
     for t in names:
-        n = con.execute(f"select count(*) from a.{t}").fetchone()[0]
-        assert n == con.execute(f"select count(*) from b.{t}").fetchone()[0], t
         typed = con.execute(f"select column_name, column_type from (describe a.{t})").fetchall()
         # DOUBLE aggregates (rates, variation) differ in the last bits between any two runs of the
         # same query (parallel summation order), reused or not: compared to 9 decimals
-        cols = ", ".join(f'round("{c}", 9) as "{c}"' if typ in ("DOUBLE", "FLOAT") else f'"{c}"' for c, typ in typed)
+        values = [f'round("{c}", 9)' if typ in ("DOUBLE", "FLOAT") else f'"{c}"' for c, typ in typed]
+        cols = ", ".join(f'{v} as "{c}"' for v, (c, _) in zip(values, typed))
+        # equal multisets of rows have equal row counts and sums of row hashes: one scan of each
+        # side (8 s for the 93 tables instead of 61 s); only a table where they differ is compared
+        # row by row below, which decides and says how many rows differ
+        row = ", ".join(values)
+        digest = [con.execute(f"select count(*), sum(hash({row})) from {db}.{t}").fetchone() for db in ("a", "b")]
+        if digest[0] == digest[1]:
+            continue
         # a EXCEPT ALL b and b EXCEPT ALL a, counted in one pass (3-5x faster than the two set
         # operations): per distinct row, its count in a minus its count in b; NULLs group together
         # as EXCEPT compares them

@@ -25,7 +25,7 @@ from sphragis import bench_inputs, build, cli, config, queries, runner, state
 from sphragis.benchmark import CONFIGS, SPLITS
 from sphragis.export import card, writer
 
-from test_atomic import _beside, _tree_digest, kill, settings_env, tiny_settings, wait_for_marker
+from test_atomic import _beside, _tree_digest, kill, settings_env, wait_for_marker
 from test_treebank import tiny  # noqa: F401  (the fixture warehouse of the treebank tests)
 
 #: Parquet files of an export: one per configuration and split (sql/seeds/benchmark_configs.csv).
@@ -35,12 +35,10 @@ QUERY = "variant_chunks"
 
 
 @pytest.fixture(scope="module")
-def exported(tmp_path_factory):
-    """A full build of the fixture sources and its export (with its state)."""
-    settings = tiny_settings(tmp_path_factory.mktemp("state"))
-    build.build(settings)
-    writer.export(settings)
-    return settings
+def exported(tiny_exported):
+    """A full build of the fixture sources and its export (with its state): the session's
+    ``tiny_exported`` (tests/conftest.py), shared with other modules: tests change ``mine``."""
+    return tiny_exported
 
 
 @pytest.fixture()
