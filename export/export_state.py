@@ -12,6 +12,7 @@ import duckdb
 import pyarrow as pa
 
 from sphragis import state
+from sphragis.queries import query
 from sphragis.benchmark import CONFIGS, SPLITS
 
 #: The export's code: the exporter's module and every module of the package it imports (its
@@ -89,31 +90,13 @@ class ExportState:
         they hold them. Units the file does not hold are not in it: an edit that changes some
         published rows leaves the fingerprint of every file not holding them as it was, so those
         files are linked, not rewritten (their bytes would be the same)."""
-        refs = con.sql(
-            "select config, split, row_order, md5(cast(b as varchar)) as row_h, "
-            "coalesce(constituent_ids, [id]) as unit_ids from mart_benchmark_rows as b").to_arrow_table()
+        refs = con.sql(query("export_file_rows")).to_arrow_table()
         unit_h = pa.table({"row_id": units.column("row_id"), "h": hashes})
         mem = duckdb.connect()  # the join runs beside the warehouse: the export's state records no scratch table
         try:
             mem.register("refs", refs)
             mem.register("unit_h", unit_h)
-            got = mem.sql("""
-                with flat as (
-                    select config, split, row_order, unnest(unit_ids) as row_id,
-                        generate_subscripts(unit_ids, 1) as pos
-                    from refs
-                ),
-                row_units as (
-                    select f.config, f.split, f.row_order,
-                        string_agg(coalesce(u.h, 'missing:' || f.row_id), ',' order by f.pos) as units_h
-                    from flat as f left join unit_h as u on f.row_id = u.row_id
-                    group by all
-                )
-                select r.config, r.split,
-                    md5(string_agg(r.row_h || '|' || coalesce(ru.units_h, ''), chr(10) order by r.row_order))
-                from refs as r
-                left join row_units as ru on r.config = ru.config and r.split = ru.split and r.row_order = ru.row_order
-                group by all""").fetchall()
+            got = mem.sql(query("export_file_fingerprints")).fetchall()
         finally:
             mem.close()
         fps = {(c, s): hashlib.sha256(f"rows+units|{h}".encode()).hexdigest() for c, s, h in got}
