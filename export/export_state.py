@@ -90,15 +90,11 @@ class ExportState:
         they hold them. Units the file does not hold are not in it: an edit that changes some
         published rows leaves the fingerprint of every file not holding them as it was, so those
         files are linked, not rewritten (their bytes would be the same)."""
-        refs = con.sql(query("export_file_rows")).to_arrow_table()
-        unit_h = pa.table({"row_id": units.column("row_id"), "h": hashes})
-        mem = duckdb.connect()  # the join runs beside the warehouse: the export's state records no scratch table
+        con.register("unit_h", pa.table({"row_id": units.column("row_id"), "h": hashes}))
         try:
-            mem.register("refs", refs)
-            mem.register("unit_h", unit_h)
-            got = mem.sql(query("export_file_fingerprints")).fetchall()
+            got = con.sql(query("export_file_fingerprints")).fetchall()
         finally:
-            mem.close()
+            con.unregister("unit_h")  # registered for this query only: the state records no scratch relation
         fps = {(c, s): hashlib.sha256(f"rows+units|{h}".encode()).hexdigest() for c, s, h in got}
         return {(c, s): fps.get((c, s), "empty") for c in CONFIGS for s in SPLITS}
 

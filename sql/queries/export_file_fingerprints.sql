@@ -1,8 +1,19 @@
--- One md5 per (config, split) over its rows in output order, each with the content hashes of the
--- units it holds in the order it holds them (sphragis export, SPEC §9; export/export_state.py):
--- refs are the rows of export_file_rows, unit_h the content hash of every published unit by
--- row_id (both registered by the caller). A unit without a hash counts as 'missing:<row_id>'.
+-- One md5 per (config, split) over what its exported file is written from (sphragis export, SPEC
+-- §9; export/export_state.py): its rows in output order, each as the md5 of the whole row of
+-- mart_benchmark_rows with the content hashes of the units it holds in the order it holds them
+-- (a sentence row holds itself). unit_h (row_id, h: the content hash of every published unit) is
+-- registered by the caller; a unit without a hash counts as 'missing:<row_id>'.
 with
+
+refs as (
+    select
+        b.config,
+        b.split,
+        b.row_order,
+        md5(cast(b as varchar)) as row_h,
+        coalesce(b.constituent_ids, [b.id]) as unit_ids
+    from {{ ref('mart_benchmark_rows') }} as b
+),
 
 flat as (
     select
