@@ -23,8 +23,8 @@ of its units', exactly what counting the joined row would give), then restricted
 features of at least two training rows, weighted with sublinear TF-IDF (l2) fitted on train, and
 classified with a one-vs-rest ``LinearSVC`` (``C=0.5``, ``random_state=0``, stopping tolerance
 :data:`sphragis.audit_fits.SVC_TOL`, chosen by measurement). Token-level work is SQL (DuckDB
-over the Parquet files; the named queries ``sql/queries/audit_*.sql``); nothing is subsampled. A majority-class baseline (the most frequent training label) is reported beside
-each target.
+over the Parquet files; the named queries ``sql/queries/audit_*.sql``); nothing is subsampled.
+A majority-class baseline (the most frequent training label) is reported beside each target.
 
 The work is split by job: :mod:`sphragis.audit_features` reads the export and counts the units,
 :mod:`sphragis.audit_fits` fits (every configuration's fits scheduled on the cores, the feature

@@ -22,13 +22,11 @@ from .benchmark import BY_NAME, CONFIGS, EVAL_SPLITS, SPLITS
 
 #: Classifier settings (recorded in the report).
 SVC_C = 0.5
-#: liblinear's stopping tolerance, chosen by measurement on all 12 configurations of the pinned
-#: sources (issue 33): against scikit-learn's default 1e-4 it costs 18 % fewer fit CPU-seconds
-#: (75.7 -> 61.9) and leaves every text -> author test figure (the leaderboard baseline) unchanged
-#: to the fourth decimal; markup test figures move by at most 0.23 points (accuracy) and 0.50
-#: (macro-F1), 0.03 on average. 1e-1 saves 29 % but moves a text -> author test figure 1.5 points.
+#: liblinear's stopping tolerance, chosen by measurement (issue 33; its effect: :data:`STOPPING_RULE`).
 SVC_TOL = 1e-2
-#: The tolerance's measured effect, as the report and the dataset card state it.
+#: The tolerance's measured effect on the pinned sources (every LinearSVC fit of the 12 configurations
+#: at 1e-4, 1e-2 and 1e-1), as the report and the dataset card state it. 1e-1 saved 29 % but moved a
+#: text → author test figure by 1.5 points.
 STOPPING_RULE = (f"liblinear stops at tol={SVC_TOL:g} instead of scikit-learn's default 1e-4, chosen by measurement on "
                  "all 12 configurations: against 1e-4, 18 % less CPU time in the fits, every text → author test "
                  "figure unchanged, markup test figures moved by at most 0.23 points of accuracy and 0.50 points "

@@ -108,8 +108,10 @@ def print_summary(summary: BuildSummary, out: Console | None = None) -> None:
     if summary.models and not summary.up_to_date:  # up to date: one line below, not 71 "reused" rows
         staging = {m for m in summary.models if runner.layer(m) == "staging"}
         listed = {m: n for m, n in summary.models.items() if m not in staging}
-        status = {m: (f"{st[0]}: {st[1]}" if st[0] == "built" else st[0])
-                  for m, st in ((m, summary.status.get(m, ("built", ""))) for m in listed)}
+        status = {}
+        for m in listed:
+            what, why = summary.status.get(m, ("built", ""))
+            status[m] = f"{what}: {why}" if what == "built" else what
         # one status for every model (a first or --full build: all "built: new"): said once, under
         # the table, not repeated on each of ~100 rows
         same = next(iter(status.values())) if len(set(status.values())) == 1 else None

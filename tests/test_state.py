@@ -92,12 +92,18 @@ def test_editing_a_named_query_the_export_reads_redoes_it(mine, monkeypatch, tmp
     queries.query.cache_clear()
     writer.export(mine, full=True)  # reads the copy: the state records it
     assert _export(mine)["up_to_date"]
-    path = copy / f"{QUERY}.sql"
-    path.write_text(path.read_text(encoding="utf-8") + "-- edited\n", encoding="utf-8")
-    reuse = _export(mine)
-    assert not reuse["up_to_date"]
-    assert reuse["changed"] == [f"file:{path.resolve()}"]
-    assert reuse["files_written"] == N_FILES  # the code changed: no file is reused, no unit's validation
+    # every named query the export recorded as read (the file fingerprints of issue 33 included):
+    # each edit alone redoes the export, naming the file
+    read = sorted(Path(f).name for f in state.Store(mine.out, "export").load()["reads"]["files"]
+                  if Path(f).parent == copy)
+    assert {f"{QUERY}.sql", "export_file_fingerprints.sql"} <= set(read)
+    for name in read:
+        path = copy / name
+        path.write_text(path.read_text(encoding="utf-8") + "-- edited\n", encoding="utf-8")
+        reuse = _export(mine)
+        assert not reuse["up_to_date"], name
+        assert reuse["changed"] == [f"file:{path.resolve()}"]
+        assert reuse["files_written"] == N_FILES  # the code changed: no file is reused, no unit's validation
 
 
 def test_a_query_edited_while_the_export_runs_is_not_taken_as_read(mine, monkeypatch, tmp_path):
