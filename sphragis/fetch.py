@@ -62,7 +62,7 @@ MARKER_NAME = ".sphragis-snapshot.json"
 #: added ``file_sha256``, the record the build checks the sources against).
 MARKER_VERSION = 2
 
-_NO_MIRROR_VALUES = {"", "none"}
+NO_MIRROR_VALUES = {"", "none"}
 _FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _SNAPSHOT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]*")
 
@@ -96,7 +96,7 @@ def resolve_mirror(settings: config.Settings | None = None) -> Path | None:
     """
     settings = settings or config.settings()
     env = os.environ.get("SPHRAGIS_MIRROR")
-    if env is not None and env.strip().lower() in _NO_MIRROR_VALUES:
+    if env is not None and env.strip().lower() in NO_MIRROR_VALUES:
         return None
     mirror = Path(settings.mirror)
     if mirror.is_dir():

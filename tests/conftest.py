@@ -1,8 +1,9 @@
 """Shared fixtures.
 
 ``real_settings`` / ``real_warehouse`` / ``real_export`` build from the pinned mirror
-``../shared/sources`` once per test session (into a temporary directory) and skip, with the
-reason, when the mirror is absent. The suite runs in two pytest-xdist worker processes
+(:data:`SHARED_SOURCES`: ``SPHRAGIS_MIRROR`` when set, as ``make export`` reads it, else
+``../shared/sources`` beside the checkout) once per test session (into a temporary directory) and
+skip, with the reason, when the mirror is absent. The suite runs in two pytest-xdist worker processes
 (``addopts`` in pyproject.toml): the fetch, the build and the export are done once, by the first
 worker that needs them, into a directory both workers share; the other waits on a file lock and
 uses them (the xdist documentation's pattern for session fixtures that must run once).
@@ -21,9 +22,22 @@ import duckdb
 import pytest
 
 from sphragis import config
+from sphragis.fetch import NO_MIRROR_VALUES
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED_SOURCES = REPO.parent / "shared" / "sources"
+
+
+def _pinned_mirror() -> Path:
+    """The folder of pinned snapshot archives the integration tests read: the one ``SPHRAGIS_MIRROR``
+    names (relative to the current directory, as ``sphragis fetch`` takes it), else the default
+    :data:`sphragis.config.DEFAULT_MIRROR` taken from the checkout (``make test`` runs there)."""
+    env = os.environ.get("SPHRAGIS_MIRROR", "").strip()
+    if env and env.lower() not in NO_MIRROR_VALUES:
+        return Path(os.path.abspath(Path(env).expanduser()))
+    return Path(os.path.abspath(REPO / config.DEFAULT_MIRROR))
+
+
+SHARED_SOURCES = _pinned_mirror()
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
@@ -47,14 +61,16 @@ def pytest_collection_modifyitems(config, items) -> None:
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
 
 
-def _require_sources() -> None:
+def require_sources() -> None:
+    """Skip the calling test, naming the folder looked in, when :data:`SHARED_SOURCES` has no mirror."""
     if not (SHARED_SOURCES / "MANIFEST.json").is_file():
-        pytest.skip(f"../shared/sources absent ({SHARED_SOURCES}): integration tests need the pinned mirror")
+        pytest.skip(f"pinned mirror absent ({SHARED_SOURCES}: no MANIFEST.json): integration tests need it "
+                    "(../shared/sources beside the checkout, or SPHRAGIS_MIRROR=<folder>)")
 
 
 def pinned_source_file(snapshot: str, name_end: str) -> bytes:
     """The bytes of the file whose name ends with ``name_end`` in the pinned archive of
-    ``snapshot`` (``<snapshot>@<commit>.tar.xz`` in ../shared/sources, e.g. ``ud-perseus``);
+    ``snapshot`` (``<snapshot>@<commit>.tar.xz`` in :data:`SHARED_SOURCES`, e.g. ``ud-perseus``);
     skips the test when the archive is absent."""
     archives = sorted(SHARED_SOURCES.glob(f"{snapshot}@*.tar.xz"))
     if not archives:
@@ -93,7 +109,7 @@ def real_settings(tmp_path_factory) -> config.Settings:
 
     ``SPHRAGIS_TEST_DATA`` may name an existing unpacked data directory to reuse (development aid).
     """
-    _require_sources()
+    require_sources()
     from sphragis import fetch
 
     base = _shared_dir(tmp_path_factory) / "real"

@@ -18,7 +18,8 @@ import pytest
 from sphragis import cli, config, fetch, fetch_transport
 from sphragis.fetch import MARKER_NAME, FetchError, UpstreamUnreachable
 
-SHARED_SOURCES = Path(__file__).resolve().parents[1].parent / "shared" / "sources"
+from conftest import SHARED_SOURCES, require_sources
+
 FAKE_COMMIT = "0123456789abcdef0123456789abcdef01234567"
 
 FILES = {
@@ -505,8 +506,7 @@ def test_silent_upstream_times_out(tmp_path, monkeypatch):
 
 @pytest.mark.integration
 def test_real_mirror(tmp_path):
-    if not (SHARED_SOURCES / "MANIFEST.json").is_file():
-        pytest.skip(f"../shared/sources absent: {SHARED_SOURCES} (integration test needs the mirror)")
+    require_sources()
     settings = make_settings(tmp_path, SHARED_SOURCES)
     t0 = time.perf_counter()
     out = fetch.fetch_all(settings, progress=False)
