@@ -34,6 +34,7 @@ import pyarrow.parquet as pq
 import yaml
 
 from sphragis import config, leaderboard
+from sphragis.files import write_text_atomic
 
 from sphragis.benchmark import BY_NAME, CONFIGS, SPLITS, TRACKS, config_of
 from sphragis.state import template_loader
@@ -354,9 +355,7 @@ def write_card(out: Path) -> Path:
     problems = check_card(text, out)
     if problems:
         raise CardError(f"{out / 'README.md'}: the dataset card contradicts the export: " + "; ".join(problems))
-    path = out / "README.md"
-    path.write_text(text, encoding="utf-8")
-    return path
+    return write_text_atomic(out / "README.md", text)
 
 
 def load_validators() -> None:

@@ -272,18 +272,34 @@ def _cmd_audit(args: argparse.Namespace, on_step=None) -> int:
                else f"fitted (changed since the last audit: {state.describe(changed)});")
     if on_step:
         on_step("audit: outputs")
-    path = write_report(report_document(results), out)
-    reference = write_reference(out, results)
-    card_note = rerender_card(out)
+    before = _mtimes(out)
+    write_report(report_document(results), out)
+    write_reference(out, results)
+    card = rerender_card(out)
     note = write_table(results, settings.warehouse)
+    after = _mtimes(out)
+    written = [str(p) for p, t in after.items() if t is not None and t != before[p]]
+    kept = [p.name for p, t in after.items() if t is not None and t == before[p]]
+    said = "; ".join([*([f"{', '.join(written)} written from them"] if written else []),
+                      *([f"{', '.join(kept)} unchanged (already held them)"] if kept else [])])
     seconds = time.perf_counter() - t0
-    print(f"audit {how} report {path} and the reference submission {reference} written from them; {card_note}; "
-          f"{note}; {len(results)} configuration(s) in {seconds:.1f}s", file=sys.stderr)
+    if card is None:
+        said += f"; {card_note(out, None)}"
+    print(f"audit {how} {said}; {note}; {len(results)} configuration(s) in {seconds:.1f}s",
+          file=sys.stderr)
     if args.report:  # the same as `sphragis report --out <out> --report-dir <dir>`
         from . import report
 
         return report.cmd_report(args)
     return 0
+
+
+def _mtimes(out: Path) -> dict[Path, int | None]:
+    """The modification times (ns; None: absent) of the files an audit writes into ``out``."""
+    from .predictions import REFERENCE
+
+    paths = (out / config.LEAKAGE_REPORT, out / REFERENCE, out / "README.md")
+    return {p: (p.stat().st_mtime_ns if p.is_file() else None) for p in paths}
 
 
 def write_reference(out: Path, results: dict[str, Any]) -> Path:
@@ -303,14 +319,19 @@ def write_reference(out: Path, results: dict[str, Any]) -> Path:
     return write_jsonl(out / REFERENCE, records)
 
 
-def rerender_card(out: Path) -> str:
+def rerender_card(out: Path) -> Path | None:
     """Re-render the export's dataset card so its leaderboard shows the report just written
-    (export/card.py reads metadata/leakage_report.json); returns a one-line note."""
+    (export/card.py reads metadata/leakage_report.json); its path, or None when ``out`` has no
+    build report to render it from (:func:`card_note` says so)."""
     from .export import card
 
-    if not (out / "metadata" / "build_report.json").is_file():
-        return f"no build report in {out}: dataset card not re-rendered"
-    return f"dataset card {card.write_card(out)} re-rendered with the leaderboard"
+    return card.write_card(out) if (out / "metadata" / "build_report.json").is_file() else None
+
+
+def card_note(out: Path, path: Path | None) -> str:
+    """One clause on :func:`rerender_card`'s outcome for the command's last line."""
+    return (f"dataset card {path} rendered with the leaderboard" if path
+            else f"no build report in {out}: dataset card not rendered")
 
 
 def register(subparsers) -> None:

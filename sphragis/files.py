@@ -28,7 +28,9 @@ def json_text(doc: Any, *, sort_keys: bool = False) -> str:
 
 def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
     """Write ``text`` (UTF-8) to ``path``: parent folders are created, the text goes to
-    ``.<name>.tmp-<pid>`` beside it, which then replaces ``path`` in one rename.
+    ``.<name>.tmp-<pid>`` beside it, which then replaces ``path`` in one rename. A file that holds
+    these bytes already is left as it is (its modification time too: a step whose output did not
+    change does not look as if it had), so an up-to-date step rewrites nothing.
 
     Returns:
         ``path`` as a :class:`~pathlib.Path`.
@@ -37,10 +39,16 @@ def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
         OSError: the folder or file cannot be written (the temporary file is removed).
     """
     path = Path(path)
+    data = text.encode("utf-8")
+    try:
+        if path.stat().st_size == len(data) and path.read_bytes() == data:
+            return path
+    except OSError:  # absent (or unreadable: the write below says why)
+        pass
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     try:
-        tmp.write_text(text, encoding="utf-8")
+        tmp.write_bytes(data)
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)

@@ -291,10 +291,10 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
     for r in doc["refused"]:
         print(f"leaderboard: refused {r['file']}: {r['reason']}", file=sys.stderr)
     sys.stdout.write(leaderboard.render_table(leaderboard.board(out)))
-    from .audit import rerender_card  # the audit's re-rendering, with its note
+    from .audit import card_note, rerender_card  # the audit's re-rendering, with its note
 
     print(f"leaderboard: {len(doc['entries'])} submission(s) accepted, {len(doc['refused'])} refused; wrote "
-          f"{path}; {rerender_card(out)}", file=sys.stderr)
+          f"{path}; {card_note(out, rerender_card(out))}", file=sys.stderr)
     return 0
 
 

@@ -236,11 +236,22 @@ def test_an_unchanged_export_reuses_the_last_audit(tmp_path, monkeypatch, capsys
     assert state["reads"]["variables"] == {"configs": ["sentence_1"]}
     assert state["results"]["sentence_1"]["rows"] == {"train": 40, "validation": 12, "test": 12}
 
+    # up to date with its outputs in place: nothing is rewritten (not even with the same bytes)
+    reference = out / "metadata" / "reference_submission.jsonl"
+    mtimes = [p.stat().st_mtime_ns for p in (report, reference)]
+    assert cli.main(args) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("audit up to date (")
+    assert "reused, not fitted again; leakage_report.json, reference_submission.jsonl unchanged (already held them)" \
+        in err[0], err[0]
+    assert [p.stat().st_mtime_ns for p in (report, reference)] == mtimes
+
     report.unlink()
     assert cli.main(args) == 0
     err = capsys.readouterr().err.splitlines()
     # one message: reused, then what was written from the reused results (not "reused" then "wrote")
-    assert len(err) == 1 and err[0].startswith("audit up to date (") and "reused, not fitted again; report" in err[0]
+    assert len(err) == 1 and err[0].startswith("audit up to date (")
+    assert f"reused, not fitted again; {report} written from them; reference_submission.jsonl unchanged" in err[0]
     assert report.read_text(encoding="utf-8") == first
 
     assert cli.main([*args, "--full"]) == 0
