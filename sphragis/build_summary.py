@@ -112,9 +112,9 @@ def print_summary(summary: BuildSummary, out: Console | None = None) -> None:
         for m in listed:
             what, why = summary.status.get(m, ("built", ""))
             status[m] = f"{what}: {why}" if what == "built" else what
-        # one status for every model (a first or --full build: all "built: new"): said once, under
-        # the table, not repeated on each of ~100 rows
-        same = next(iter(status.values())) if len(set(status.values())) == 1 else None
+        # one status for every model (a first or --full build: all "built: new"): said once, in the
+        # lines below the table, not repeated on each of ~100 rows
+        same = len(set(status.values())) == 1
         t = Table(title="models: rows out")
         t.add_column("model")
         t.add_column("rows", justify="right")
@@ -123,8 +123,6 @@ def print_summary(summary: BuildSummary, out: Console | None = None) -> None:
         for m, n in listed.items():
             t.add_row(m, f"{n:,}" if n is not None else "view", *(() if same else (status[m],)))
         out.print(t)
-        if same:
-            out.print(f"(every model listed: {same})", markup=False)
         if staging:  # so that the table's rows and the count of models built below add up
             out.print(f"({len(staging)} staging view{'s' if len(staging) != 1 else ''} (stg_*, renaming only) "
                       "not listed)")
@@ -142,8 +140,11 @@ def print_summary(summary: BuildSummary, out: Console | None = None) -> None:
         for m in by["built"]:
             reasons.setdefault(summary.status[m][1], []).append(m)
         for why, names in sorted(reasons.items()):
+            if len(names) == len(summary.status):
+                out.print(f"  every model built, {why}", markup=False)
+                continue
             shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
-            out.print(f"  built ({why}): {shown}", markup=False)
+            out.print(f"  built, {why}: {shown}", markup=False)
         if summary.unchanged_output:
             out.print(f"  rebuilt, unchanged output (downstream reused): {', '.join(sorted(summary.unchanged_output))}",
                       markup=False)

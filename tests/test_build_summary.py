@@ -19,15 +19,16 @@ def test_one_status_for_every_model_is_said_once_not_on_every_row():
         models={"stg_agdt__tokens": None, "int_tokens": 1637147, "int_sentences": 88332, "tokens": 1637137},
         status={m: ("built", "new (no earlier build of it)") for m in ("int_tokens", "int_sentences", "tokens")})
     text = _printed(first)
-    assert "(every model listed: built: new (no earlier build of it))" in text
-    assert text.count("new (no earlier build of it)") == 2  # that line and the "built (...)" line below
+    assert "  every model built, new (no earlier build of it)\n" in text
+    assert text.count("new (no earlier build of it)") == 1
+    assert "models: 3 built, 0 reused" in text
     assert "1,637,147" in text and "88,332" in text and "status" not in text
     # statuses that differ stay on their rows
     mixed = build.BuildSummary(models={"int_tokens": 1637147, "int_sentences": 88332},
                                status={"int_tokens": ("built", "SQL changed"), "int_sentences": ("reused", "unchanged")})
     text = _printed(mixed)
     assert "built: SQL changed" in text and "reused" in text and "status" in text
-    assert "every model listed" not in text
+    assert "  built, SQL changed: int_tokens\n" in text and "every model built" not in text
 
 
 def test_an_up_to_date_build_says_what_the_raw_layer_holds_in_one_line_not_a_table():
