@@ -262,5 +262,7 @@ def run_audit(out: Path, configs: tuple[str, ...] = CONFIGS, progress: bool = Fa
                   f"text→author {r['text_author']['test']['accuracy']:.3f}  ({r['seconds']:.1f}s of fits)",
                   file=sys.stderr)
     if progress:
-        print(f"audit: {len(todo)} fits, {jobs} at a time, in {time.perf_counter() - t1:.1f}s", file=sys.stderr)
+        n_fits = sum(1 for cfg in configs for _ in TASKS)
+        print(f"audit: {n_fits} classifiers fitted ({len(todo)} jobs of a configuration's feature set, {jobs} at a "
+              f"time) in {time.perf_counter() - t1:.1f}s", file=sys.stderr)
     return results

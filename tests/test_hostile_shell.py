@@ -223,7 +223,7 @@ def test_a_model_table_dropped_or_changed_behind_the_builds_back_is_rebuilt(buil
     code, err = _build(capsys)
     assert code == 0 and "up to date" not in err
     assert "changed outside a build (rebuilt): int_tokens (content changed)" in err
-    assert "built (changed outside a build (content changed)): int_tokens" in err
+    assert "built, changed outside a build (content changed): int_tokens" in err
     assert "raw layer: reused (sources unchanged)" in err
     assert _count(wh, "int_tokens") == n
     con = duckdb.connect(str(wh))
