@@ -178,7 +178,7 @@ def _mean(scores: list[float | None]) -> float | None:
 
 def render_table(b: dict[str, Any]) -> str:
     """Plain-text leaderboard (test accuracy in %)."""
-    head = ["#", "system", *b["configs"], "held-out mean", "gap", "beats floor"]
+    head = ["#", "system", *b["configs"], "source-held-out mean", "gap", "beats floor"]
     rows = [[str(r["rank"]), r["system"], *(_pct(r["accuracy"][c]) for c in b["configs"]),
              _pct(r["held_out_mean"]), _pct(r["gap"]), r["beats_floor"] or "–"] for r in b["rows"]]
     width = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
