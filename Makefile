@@ -9,7 +9,7 @@ SPHRAGIS := $(BIN)/sphragis
 # Sources: SPHRAGIS_MIRROR if set, else ../shared/sources if it exists, else upstream git
 # (`sphragis fetch --list` shows which); the Makefile does not force either.
 
-.PHONY: help install fetch build rebuild export treebank audit report test lint bench clean docs docs-check
+.PHONY: help install fetch build rebuild export treebank audit report test lint bench bench-audit clean docs docs-check
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -74,6 +74,9 @@ lint: install  ## lint every .sql file with sqlfluff (models, sql/analyses, sql/
 
 bench: install  ## full build / parse-floor ratio, peak RSS, rebuild share (SPEC §13); export, audit, treebank, make export: wall, CPU, RSS
 	$(BIN)/python -m sphragis.bench
+
+bench-audit: install  ## re-measure the audit's stopping rule (tol 0.01 against 1e-4) on the export in SPHRAGIS_OUT (~3 min)
+	$(BIN)/python -m sphragis.bench_audit
 
 clean:  ## remove the warehouse, unpacked sources, exports and setuptools' build/ (whose stale files a wheel would pick up)
 	rm -rf warehouse.duckdb warehouse.duckdb.* data dist reports site build

@@ -25,10 +25,11 @@ SVC_C = 0.5
 #: liblinear's stopping tolerance, chosen by measurement (issue 33; its effect: :data:`STOPPING_RULE`).
 SVC_TOL = 1e-2
 #: The tolerance's measured effect on the pinned sources (every LinearSVC fit of the 12 configurations
-#: at 1e-4, 1e-2 and 1e-1), as the report and the dataset card state it. 1e-1 saved 29 % but moved a
-#: text → author test figure by 1.5 points.
+#: at 1e-4, 1e-2 and 1e-1; :mod:`sphragis.bench_audit` measures it again), as the report and the
+#: dataset card state it. 1e-1 saved 29 % but moved a text → author test figure by 1.5 points.
 STOPPING_RULE = (f"liblinear stops at tol={SVC_TOL:g} instead of scikit-learn's default 1e-4, chosen by measurement on "
-                 "all 12 configurations: against 1e-4, 18 % less CPU time in the fits, every text → author test "
+                 "all 12 configurations (`make bench-audit`): against 1e-4, 17 % less CPU time in the fits, every "
+                 "text → author test "
                  "figure unchanged, markup test figures moved by at most 0.23 points of accuracy and 0.50 points "
                  "of macro-F1")
 RANDOM_STATE = 0
@@ -54,7 +55,8 @@ def _scores(y_true: np.ndarray, y_pred: np.ndarray) -> dict[str, float]:
 
 
 def fit_and_score(x_train, y_trains: dict[str, np.ndarray], evals: dict[str, tuple[Any, dict[str, np.ndarray]]],
-                  predictions_of: dict[str, tuple[str, ...]] | None = None) -> dict[str, dict[str, Any]]:
+                  predictions_of: dict[str, tuple[str, ...]] | None = None, tol: float = SVC_TOL
+                  ) -> dict[str, dict[str, Any]]:
     """Restrict to features of >= MIN_TRAIN_DF training rows, sublinear TF-IDF, LinearSVC; the
     restriction and weighting are done once and shared by every target of the same rows.
 
@@ -63,6 +65,7 @@ def fit_and_score(x_train, y_trains: dict[str, np.ndarray], evals: dict[str, tup
         y_trains: target name → training labels (one fit per target).
         evals: split name → (CSR counts with the same columns, target name → labels).
         predictions_of: target name → evaluation splits whose predictions are returned too.
+        tol: liblinear's stopping tolerance (:data:`SVC_TOL`; :mod:`sphragis.bench_audit` measures others).
 
     Returns:
         Per target: {"n_features": int, "n_classes": int, "seconds": float (the shared preparation
@@ -80,12 +83,12 @@ def fit_and_score(x_train, y_trains: dict[str, np.ndarray], evals: dict[str, tup
     xe = {split: tfidf.transform(x[:, keep]) for split, (x, _) in evals.items()}
     prepared = time.perf_counter() - t0
     return {target: _fit_target(xt, y, {s: (xe[s], ys[target]) for s, (_, ys) in evals.items()},
-                                (predictions_of or {}).get(target, ()), len(keep), prepared)
+                                (predictions_of or {}).get(target, ()), len(keep), prepared, tol)
             for target, y in y_trains.items()}
 
 
 def _fit_target(xt, y_train: np.ndarray, evals: dict[str, tuple[Any, np.ndarray]], predictions_of: tuple[str, ...],
-                n_features: int, prepared: float) -> dict[str, Any]:
+                n_features: int, prepared: float, tol: float = SVC_TOL) -> dict[str, Any]:
     """One ``LinearSVC`` (liblinear's one-vs-rest) on the weighted training rows ``xt``, scored on ``evals``."""
     from sklearn.svm import LinearSVC
 
@@ -100,7 +103,7 @@ def _fit_target(xt, y_train: np.ndarray, evals: dict[str, tuple[Any, np.ndarray]
         # random_state: deterministic): the same predictions as sklearn's OneVsRestClassifier around
         # a binary LinearSVC on all 12 configurations (issue 33), without copying the rows into
         # liblinear once per class (~9 % of the fits' CPU)
-        model = LinearSVC(C=SVC_C, tol=SVC_TOL, dual=True, random_state=RANDOM_STATE, max_iter=5000)
+        model = LinearSVC(C=SVC_C, tol=tol, dual=True, random_state=RANDOM_STATE, max_iter=5000)
         model.fit(xt, y_train)
     for split, (x, y) in evals.items():
         pred = np.array([majority] * x.shape[0], dtype=object) if model is None else model.predict(x)
@@ -142,9 +145,10 @@ def config_summary(cfg: str, rows: dict[str, SplitRows]) -> dict[str, Any]:
 
 
 def fit_feature_set(units: Units, rows: dict[str, SplitRows], feature_set: str,
-                    twins: dict[str, list[str]] | None = None) -> dict[str, Any]:
+                    twins: dict[str, list[str]] | None = None, tol: float = SVC_TOL) -> dict[str, Any]:
     """The fits of one configuration's ``feature_set`` (every target :data:`TASKS` pairs with it),
-    on row counts summed from the unit counts once; ``twins`` as in :func:`audit_config`.
+    on row counts summed from the unit counts once; ``twins`` as in :func:`audit_config`, ``tol``
+    as in :func:`fit_and_score`.
 
     Returns:
         {"<feature_set>_<target>": :func:`fit_and_score` result}, and for the text features with
@@ -163,7 +167,7 @@ def fit_feature_set(units: Units, rows: dict[str, SplitRows], feature_set: str,
                   for s in EVAL_SPLITS}
         out["rows_without_twins"] = {s: int(keep[s].sum()) for s in EVAL_SPLITS}
     fits = fit_and_score(xs["train"], labels["train"], evals,
-                         {REFERENCE_TASK[1]: ("test",)} if feature_set == REFERENCE_TASK[0] else None)
+                         {REFERENCE_TASK[1]: ("test",)} if feature_set == REFERENCE_TASK[0] else None, tol)
     return out | {f"{feature_set}_{tg}": fit for tg, fit in fits.items()}
 
 

@@ -265,7 +265,7 @@ def _load_extensions() -> None:
     import importlib
 
     for mod in ("sphragis.evaluation.cli", "sphragis.audit", "sphragis.report", "sphragis.bench",
-                "sphragis.export.treebank", "sphragis.workbench.cli", "sphragis.submission"):
+                "sphragis.bench_audit", "sphragis.export.treebank", "sphragis.workbench.cli", "sphragis.submission"):
         try:
             m = importlib.import_module(mod)
         except ModuleNotFoundError as exc:

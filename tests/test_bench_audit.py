@@ -1,0 +1,45 @@
+"""``sphragis bench-audit`` (sphragis.bench_audit): the audit's stopping rule re-measured with the
+audit's own fits, on a small export written like the real one (tests/test_audit.py)."""
+
+from __future__ import annotations
+
+import json
+
+from sphragis import audit_fits, bench_audit
+
+from test_audit import make_export
+
+
+def test_the_measured_figures_are_the_audits_and_the_changes_are_against_the_reference(tmp_path, capsys):
+    out = make_export(tmp_path / "out", 1, "sentence_1")
+    done = bench_audit.fit_all(out, (bench_audit.REFERENCE_TOL, audit_fits.SVC_TOL, 10.0), ("sentence_1",))
+    audited = audit_fits.run_audit(out, ("sentence_1",), jobs=1)["sentence_1"]
+    # at the audit's tolerance, bench-audit's figures are the audit's own, for every task and split
+    for fs, tg in audit_fits.TASKS:
+        for split in ("validation", "test"):
+            assert done[audit_fits.SVC_TOL]["scores"][f"sentence_1/{fs}_{tg}"][split] == audited[f"{fs}_{tg}"][split]
+    assert all(d["cpu_seconds"] > 0 for d in done.values())
+
+    doc = bench_audit.compare(done)
+    assert doc["reference_tol"] == 1e-4 and [r["tol"] for r in doc["tols"]] == [1e-4, 0.01, 10.0]
+    reference = doc["tols"][0]
+    assert reference["cpu_change_percent"] == 0.0
+    assert all(m["max_points"] == 0 for task in reference["tasks"].values() for split in task.values()
+               for m in split.values())
+    loose = doc["tols"][2]["tasks"]["text_author"]["test"]["accuracy"]
+    ref, got = (done[t]["scores"]["sentence_1/text_author"]["test"]["accuracy"] for t in (1e-4, 10.0))
+    assert loose == {"max_points": round(100 * abs(got - ref), 4), "max_config": "sentence_1",
+                     "mean_points": round(100 * abs(got - ref), 4)}
+
+
+def test_the_command_writes_the_figures_and_prints_one_line_per_task(tmp_path, capsys):
+    out = make_export(tmp_path / "out", 1, "sentence_1")
+    path = tmp_path / "bench_audit.json"
+    assert bench_audit.main(["--out", str(out), "--config", "sentence_1", "--json", str(path)]) == 0
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    assert [r["tol"] for r in doc["tols"]] == [1e-4, audit_fits.SVC_TOL] and doc["export"] == str(out)
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0].startswith("reference tol=0.0001;")
+    assert [line.split()[0] for line in printed[1:]] == ["tol=0.0001:", "markup_author", "markup_project",
+                                                         "text_author", "tol=0.01:", "markup_author",
+                                                         "markup_project", "text_author"]
