@@ -63,7 +63,7 @@ docs-check: docs  ## open site/ in headless Chromium (Debian packages) and check
 	$(BIN)/pip install --quiet -e '.[docs-check]'
 	SPHRAGIS_DOCS_SITE=site $(BIN)/python -m pytest -q tests/test_docs_site.py
 
-test: install  ## run the test suite (integration tests build from ../shared/sources)
+test: install  ## run the test suite (integration tests build from the mirror: SPHRAGIS_MIRROR, else ../shared/sources)
 	$(BIN)/python -m pytest
 
 # Every .sql file: models, analyses and DDL through the Jinja templater (the sql/macros they call

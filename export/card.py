@@ -180,10 +180,8 @@ def _leaderboard(leakage: dict | None) -> dict | None:
     if not leakage:
         return None
     rows = []
-    for cfg in CONFIGS:
-        r = leakage["configs"].get(cfg)
-        if not r:
-            continue
+    for cfg in leaderboard.column_order([c for c in CONFIGS if c in leakage["configs"]]):
+        r = leakage["configs"][cfg]
         rows.append({"config": cfg, **{k: r[k]["test"] for k in ("markup_author", "markup_project", "text_author")},
                      "majority_author": r["markup_author"]["majority"]["test"]})
     gaps = [(k, {"text": 100 * g["text_author"]["accuracy"]["gap"], "markup": 100 * g["markup_author"]["accuracy"]["gap"]})

@@ -312,7 +312,9 @@ def write_reference(out: Path, results: dict[str, Any]) -> Path:
 
     files = config_files(out, tuple(results))
     records = []
-    for cfg, r in results.items():
+    # in CONFIGS order, whatever the order of ``results`` (reused results come back from the state
+    # file with sorted keys: `sentence_10` before `sentence_5`), so a reused audit writes the same bytes
+    for cfg, r in sorted(results.items(), key=lambda kv: CONFIGS.index(kv[0])):
         ids = pq.read_table(files[cfg][EVAL_SPLIT], columns=["id"]).column("id").to_pylist()
         records += [(str(i), cfg, a) for i, a in zip(ids, r["_".join(REFERENCE_TASK)]["predictions"][EVAL_SPLIT],
                                                        strict=True)]

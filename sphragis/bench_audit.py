@@ -106,16 +106,18 @@ def compare(done: dict[float, dict[str, Any]]) -> dict[str, Any]:
 
 
 def render(doc: dict[str, Any]) -> str:
-    """The comparison as a plain-text table: one line per tolerance and task (test split)."""
-    lines = [f"reference tol={doc['reference_tol']:g}; changes of test figures in points (max over "
-             "configurations, its configuration, mean)"]
-    for r in doc["tols"]:
+    """The comparison as plain text: per tolerance other than the reference, one line per task and
+    evaluation split."""
+    lines = [f"reference tol={doc['reference_tol']:g}: fits {doc['tols'][0]['cpu_seconds']:.1f} CPU-s; changes "
+             "in points (largest over the configurations, with its configuration; mean)"]
+    for r in doc["tols"][1:]:  # the first is the reference itself
         lines.append(f"tol={r['tol']:g}: fits {r['cpu_seconds']:.1f} CPU-s ({r['cpu_change_percent']:+.1f} %)")
         for task, splits in r["tasks"].items():
-            t = splits["test"]
-            lines.append(f"  {task:15s} accuracy max {t['accuracy']['max_points']:.2f} ({t['accuracy']['max_config']}) "
-                         f"mean {t['accuracy']['mean_points']:.2f}; macro-F1 max {t['macro_f1']['max_points']:.2f} "
-                         f"({t['macro_f1']['max_config']}) mean {t['macro_f1']['mean_points']:.2f}")
+            for split in EVAL_SPLITS:
+                said = [f"{label} max {m['max_points']:.2f}" + (f" ({m['max_config']})" if m["max_points"] else "")
+                        + f" mean {m['mean_points']:.2f}"
+                        for label, m in (("accuracy", splits[split]["accuracy"]), ("macro-F1", splits[split]["macro_f1"]))]
+                lines.append(f"  {task:15s} {split:10s} " + "; ".join(said))
     return "\n".join(lines) + "\n"
 
 

@@ -119,6 +119,13 @@ def _load(path: Path) -> dict | None:
         return None
 
 
+def column_order(configs: list[str]) -> list[str]:
+    """``configs`` in the order the card's tables show them: the main track, the work-held-out
+    track, then the source-held-out track the leaderboard ranks by (each in ``CONFIGS`` order)."""
+    held = _held_out(configs)
+    return [c for c in configs if c not in held] + held
+
+
 def board(out: Path) -> dict[str, Any] | None:
     """The leaderboard rows of the export ``out`` (module docstring), or None when the export has
     no ``metadata/leakage_report.json`` and no ``metadata/leaderboard.json``.
@@ -135,9 +142,7 @@ def board(out: Path) -> dict[str, Any] | None:
     accepted = _load(out / LEADERBOARD)
     if leakage is None and accepted is None:
         return None
-    configs = [c for c in CONFIGS if (out / "data" / c).is_dir()]
-    held = _held_out(configs)
-    configs = [c for c in configs if c not in held] + held
+    configs = column_order([c for c in CONFIGS if (out / "data" / c).is_dir()])
     rows: list[dict[str, Any]] = []
     audited = (leakage or {}).get("configs", {})
     for system, kind, pick in (("markup → author (leakage floor)", "floor", lambda r: r["markup_author"]["test"]),
@@ -162,6 +167,7 @@ def board(out: Path) -> dict[str, Any] | None:
                              # None: scored without a floor (the export was not audited) or a CI
                              "beats_floor": (f"{sum(b is True for b in beats)}/{len(beats)}"
                                              if any(b is not None for b in beats) else None)})
+    held = _held_out(configs)
     for r in rows:
         r["held_out_mean"] = _mean([r["accuracy"][c] for c in held])
         main = _mean([r["accuracy"][c] for c in configs if BY_NAME[c].track == MAIN_TRACK])

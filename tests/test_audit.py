@@ -264,6 +264,24 @@ def test_an_unchanged_export_reuses_the_last_audit(tmp_path, monkeypatch, capsys
     assert json.loads(report.read_text(encoding="utf-8"))["configs"]["sentence_1"]["rows"]["train"] == 120
 
 
+def test_a_reused_audit_writes_the_reference_submission_byte_for_byte(tmp_path, monkeypatch, capsys):
+    # reused results come back from the state file with sorted keys (sentence_10 before sentence_5);
+    # the reference submission is written in CONFIGS order all the same (a fresh clone's second
+    # `make export` rewrote it once)
+    out = make_export(tmp_path / "out", 1, "sentence_5")
+    make_export(out, 1, "sentence_10")
+    monkeypatch.setenv("SPHRAGIS_WAREHOUSE", str(tmp_path / "absent.duckdb"))
+    args = ["audit", "--out", str(out), "--config", "sentence_5", "--config", "sentence_10", "--quiet"]
+    reference = out / "metadata" / "reference_submission.jsonl"
+    assert cli.main(args) == 0
+    first, mtime = reference.read_bytes(), reference.stat().st_mtime_ns
+    assert [json.loads(line)["config"] for line in first.decode().splitlines()][::12] == ["sentence_5", "sentence_10"]
+    capsys.readouterr()
+    assert cli.main(args) == 0
+    assert "audit up to date (" in capsys.readouterr().err
+    assert reference.read_bytes() == first and reference.stat().st_mtime_ns == mtime
+
+
 def test_char_wb_counts_per_distinct_word_equal_countvectorizer():
     """Counting each distinct word once (its n-grams in SQL) and summing gives CountVectorizer's
     char_wb matrix exactly (columns and values), whitespace runs, a no-break space, one-letter words

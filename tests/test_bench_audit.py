@@ -39,7 +39,9 @@ def test_the_command_writes_the_figures_and_prints_one_line_per_task(tmp_path, c
     doc = json.loads(path.read_text(encoding="utf-8"))
     assert [r["tol"] for r in doc["tols"]] == [1e-4, audit_fits.SVC_TOL] and doc["export"] == str(out)
     printed = capsys.readouterr().out.splitlines()
-    assert printed[0].startswith("reference tol=0.0001;")
-    assert [line.split()[0] for line in printed[1:]] == ["tol=0.0001:", "markup_author", "markup_project",
-                                                         "text_author", "tol=0.01:", "markup_author",
-                                                         "markup_project", "text_author"]
+    assert printed[0].startswith(f"reference tol=0.0001: fits {doc['tols'][0]['cpu_seconds']:.1f} CPU-s;")
+    assert [line.split()[:2] for line in printed[1:]] == [
+        ["tol=0.01:", "fits"], *([task, split] for task in ("markup_author", "markup_project", "text_author")
+                                 for split in ("validation", "test"))]
+    test = doc["tols"][1]["tasks"]["text_author"]["test"]["accuracy"]
+    assert printed[-1].startswith(f"  text_author     test       accuracy max {test['max_points']:.2f}")
