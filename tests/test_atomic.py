@@ -10,6 +10,7 @@ raw tables into ``<warehouse>.building-<pid>``; the test then kills it or races 
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import shutil
@@ -137,14 +138,28 @@ def kill(proc: subprocess.Popen) -> None:
     proc.communicate(timeout=60)
 
 
-@pytest.fixture()
-def good(tmp_path):
-    """A previous good warehouse built from the fixture sources: (settings, sha256, table counts)."""
-    settings = tiny_settings(tmp_path)
+@pytest.fixture(scope="module")
+def good_once(tmp_path_factory):
+    """One build of the fixture sources that :func:`good` copies: (settings, sha256, table counts)."""
+    settings = tiny_settings(tmp_path_factory.mktemp("good"))
     build.build(settings, select=SELECT)
     counts = table_counts(settings.warehouse)
     assert counts["raw_sentences"] == FIXTURE_SENTENCES and counts["int_tokens"] > 0
     return settings, sha256(settings.warehouse), counts
+
+
+@pytest.fixture()
+def good(good_once, tmp_path):
+    """A previous good warehouse built from the fixture sources: (settings, sha256, table counts).
+    A copy (``copy2``, with its manifest) of :func:`good_once`, its sources shared and read only:
+    the tests below kill, block or break the next build, whose outcome does not depend on whether
+    the file is the one the manifest's stamp names (a copy's next build checks every table)."""
+    settings, digest, counts = good_once
+    mine = dataclasses.replace(settings, warehouse=tmp_path / "warehouse.duckdb", out=tmp_path / "sphragis")
+    shutil.copy2(settings.warehouse, mine.warehouse)
+    shutil.copy2(build.manifest_path(settings.warehouse), build.manifest_path(mine.warehouse))
+    assert sha256(mine.warehouse) == digest
+    return mine, digest, counts
 
 
 def test_killed_build_leaves_previous_warehouse_intact_and_next_build_cleans_up(good, tmp_path):

@@ -181,6 +181,38 @@ def built(tmp_path, monkeypatch):
     return settings
 
 
+@pytest.fixture(scope="module")
+def built_once(tmp_path_factory):
+    """One build of the fixture cuts (``--select int_tokens``) that :func:`built_copy` copies."""
+    from test_atomic import SELECT, tiny_settings
+
+    from sphragis import build
+
+    settings = tiny_settings(tmp_path_factory.mktemp("built_once"))
+    build.build(settings, select=SELECT)
+    return settings
+
+
+@pytest.fixture()
+def built_copy(built_once, tmp_path, monkeypatch):
+    """As :func:`built`, for the tests whose build is ``--full`` or does not start: a copy
+    (``copy2``) of the warehouse and manifest of :func:`built_once` (its sources shared, read
+    only), the CLI pointed at it. A copy is another file: its stamp is not the manifest's, so a
+    plain build would check every table first (the tests of ``built`` rely on a current stamp)."""
+    import dataclasses
+    import shutil
+
+    from test_atomic import use_settings
+
+    from sphragis import build
+
+    settings = dataclasses.replace(built_once, warehouse=tmp_path / "warehouse.duckdb", out=tmp_path / "sphragis")
+    shutil.copy2(built_once.warehouse, settings.warehouse)
+    shutil.copy2(build.manifest_path(built_once.warehouse), build.manifest_path(settings.warehouse))
+    use_settings(monkeypatch, settings)
+    return settings
+
+
 def _build(capsys, *extra: str) -> tuple[int, str]:
     code = cli.main(["build", "--select", "int_tokens", *extra])
     return code, capsys.readouterr().err
@@ -269,7 +301,7 @@ def tmpfs(tmp_path):
         subprocess.run(["umount", "-l", str(where)], check=False)
 
 
-def test_disk_full_at_the_checkpoint_is_one_line_and_keeps_the_warehouse(built, tmpfs, monkeypatch, capsys):
+def test_disk_full_at_the_checkpoint_is_one_line_and_keeps_the_warehouse(built_copy, tmpfs, monkeypatch, capsys):
     """The issue's 13-line ``_duckdb.FatalException`` traceback: a 12 MiB disk holds the 8.9 MB
     warehouse of the fixture build but not a second one beside it."""
     import shutil
@@ -277,13 +309,13 @@ def test_disk_full_at_the_checkpoint_is_one_line_and_keeps_the_warehouse(built, 
     from test_atomic import settings_env
 
     disk = tmpfs("disk", "size=12M")
-    for f in built.warehouse.parent.glob("warehouse.duckdb*"):
+    for f in built_copy.warehouse.parent.glob("warehouse.duckdb*"):
         if f.is_file():
             shutil.copy2(f, disk / f.name)
     wh = disk / "warehouse.duckdb"
     before = _sha(wh)
     monkeypatch.setenv("SPHRAGIS_WAREHOUSE", str(wh))
-    assert settings_env(built)["SPHRAGIS_DATA"]
+    assert settings_env(built_copy)["SPHRAGIS_DATA"]
     code, err = _build(capsys, "--full")
     assert code == 1
     lines = err.strip().splitlines()
@@ -295,13 +327,13 @@ def test_disk_full_at_the_checkpoint_is_one_line_and_keeps_the_warehouse(built, 
     assert not [p.name for p in disk.iterdir() if ".building-" in p.name]  # the partial file was removed
 
 
-def test_disk_full_writing_the_manifest_leaves_the_old_warehouse_and_manifest(built, monkeypatch, capsys):
+def test_disk_full_writing_the_manifest_leaves_the_old_warehouse_and_manifest(built_copy, monkeypatch, capsys):
     """The manifest is written before the swap: failing there swaps nothing."""
     import errno
 
     from sphragis import build
 
-    wh, mpath = built.warehouse, build.manifest_path(built.warehouse)
+    wh, mpath = built_copy.warehouse, build.manifest_path(built_copy.warehouse)
     before, manifest_before = _sha(wh), mpath.read_bytes()
 
     def full(path, *_a, **_k):
@@ -316,7 +348,7 @@ def test_disk_full_writing_the_manifest_leaves_the_old_warehouse_and_manifest(bu
     assert not list(wh.parent.glob("warehouse.duckdb.building-*"))
 
 
-def test_read_only_folder_is_one_line(built, tmpfs, monkeypatch, capsys):
+def test_read_only_folder_is_one_line(built_copy, tmpfs, monkeypatch, capsys):
     folder = tmpfs("ro", "ro,size=1M")
     monkeypatch.setenv("SPHRAGIS_WAREHOUSE", str(folder / "warehouse.duckdb"))
     code, err = _build(capsys)
@@ -326,8 +358,8 @@ def test_read_only_folder_is_one_line(built, tmpfs, monkeypatch, capsys):
 
 
 @pytest.mark.parametrize("command", [["export"], ["sql", "select count(*) from raw_sentences"]])
-def test_truncated_warehouse_is_one_line_naming_it(built, monkeypatch, capsys, command):
-    wh = built.warehouse
+def test_truncated_warehouse_is_one_line_naming_it(built_copy, monkeypatch, capsys, command):
+    wh = built_copy.warehouse
     with open(wh, "r+b") as fh:
         fh.truncate(100_000)  # cut inside the first blocks DuckDB reads
     before = _sha(wh)
@@ -383,7 +415,7 @@ sys.exit(cli.main(sys.argv[3:]))
 
 
 @pytest.mark.parametrize("delay", [0.0, 2.0])
-def test_ctrl_c_during_a_long_model_stops_within_seconds(built, tmp_path, delay):
+def test_ctrl_c_during_a_long_model_stops_within_seconds(built_copy, tmp_path, delay):
     import os
     import signal
     import subprocess
@@ -392,12 +424,12 @@ def test_ctrl_c_during_a_long_model_stops_within_seconds(built, tmp_path, delay)
 
     from test_atomic import settings_env
 
-    before = _sha(built.warehouse)
+    before = _sha(built_copy.warehouse)
     marker = tmp_path / "running"
     # a terminal's Ctrl-C: SIGINT at its default in the child (a pytest-xdist worker ignores it, the
     # child would inherit that, and Python installs no KeyboardInterrupt handler for an ignored SIGINT)
     proc = subprocess.Popen([sys.executable, "-c", SLOW_MODEL_SCRIPT, str(marker), str(delay), "build", "--select",
-                             "int_tokens", "--full"], env=settings_env(built), stdout=subprocess.PIPE,
+                             "int_tokens", "--full"], env=settings_env(built_copy), stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
@@ -422,8 +454,8 @@ def test_ctrl_c_during_a_long_model_stops_within_seconds(built, tmp_path, delay)
     assert stopped < 5, f"took {stopped:.1f} s"
     assert err.strip().splitlines()[-1] == "sphragis: interrupted; previous outputs are untouched"
     assert "Traceback" not in err and "KeyboardInterrupt" not in err
-    assert _sha(built.warehouse) == before
-    assert not list(built.warehouse.parent.glob("warehouse.duckdb.building-*"))
+    assert _sha(built_copy.warehouse) == before
+    assert not list(built_copy.warehouse.parent.glob("warehouse.duckdb.building-*"))
 
 
 def _interrupt_myself() -> str:
