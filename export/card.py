@@ -42,6 +42,8 @@ from sphragis.state import template_loader
 from .layout import data_path, is_chunked
 
 CARD_TEMPLATE = "dataset_card.md.j2"
+#: The card's file name in the export directory (what ``datasets`` reads for the configurations).
+CARD_NAME = "README.md"
 
 #: The atomic configuration whose authors each track's table of "Data Splits" lists.
 TRACK_TABLES = {track: config_of(track, 1) for track in TRACKS}
@@ -184,7 +186,8 @@ def _leaderboard(leakage: dict | None) -> dict | None:
         r = leakage["configs"][cfg]
         rows.append({"config": cfg, **{k: r[k]["test"] for k in ("markup_author", "markup_project", "text_author")},
                      "majority_author": r["markup_author"]["majority"]["test"]})
-    gaps = [(k, {"text": 100 * g["text_author"]["accuracy"]["gap"], "markup": 100 * g["markup_author"]["accuracy"]["gap"]})
+    gaps = [(k, {"text": 100 * g["text_author"]["accuracy"]["gap"],
+                 "markup": 100 * g["markup_author"]["accuracy"]["gap"]})
             for k, g in sorted(leakage.get("track_gap", {}).items(), key=lambda kv: int(kv[0]))]
     return {"rows": rows, "gaps": gaps, "classifier": leakage["method"]["classifier"],
             "subsampling": leakage["method"]["subsampling"], "stopping_rule": leakage["method"].get("stopping_rule")}
@@ -349,11 +352,11 @@ def write_card(out: Path) -> Path:
     text = render_card(out)
     problems = validate_card(text)
     if problems:
-        raise CardError(f"{out / 'README.md'}: dataset card metadata invalid: " + "; ".join(problems))
+        raise CardError(f"{out / CARD_NAME}: dataset card metadata invalid: " + "; ".join(problems))
     problems = check_card(text, out)
     if problems:
-        raise CardError(f"{out / 'README.md'}: the dataset card contradicts the export: " + "; ".join(problems))
-    return write_text_atomic(out / "README.md", text)
+        raise CardError(f"{out / CARD_NAME}: the dataset card contradicts the export: " + "; ".join(problems))
+    return write_text_atomic(out / CARD_NAME, text)
 
 
 def load_validators() -> None:

@@ -12,8 +12,10 @@ import duckdb
 import pyarrow as pa
 
 from sphragis import state
-from sphragis.queries import query
 from sphragis.benchmark import CONFIGS, SPLITS
+from sphragis.queries import query
+
+from .card import CARD_NAME
 
 #: The export's code: the exporter's module and every module of the package it imports (its
 #: state's reads, :func:`sphragis.state.reads`, derived from the imports, with the named queries,
@@ -77,7 +79,7 @@ class ExportState:
         """Nothing the last export read changed and its files are in place in ``out``, file for file."""
         return (bool(self.doc) and not self.changed
                 and all(self._intact(out, rel, rec) for rel, rec in self.doc.get("files", {}).items())
-                and all((out / f).exists() for f in ("README.md", "metadata")))
+                and all((out / f).exists() for f in (CARD_NAME, "metadata")))
 
     def unvalidated(self, hashes: pa.Array) -> list[bool]:
         """Per unit: True when it must be validated (its content hash is not in the cache)."""

@@ -56,8 +56,8 @@ import duckdb
 from . import config, state
 from .audit_features import (CHAR_NGRAMS, AuditError, SplitRows, Units, _sklearn, char_wb_counts,  # noqa: F401
                              config_files, load, split_rows)
-from .audit_fits import (MIN_TRAIN_DF, N_JOBS, RANDOM_STATE, REFERENCE_TASK, STOPPING_RULE, SVC_C, SVC_TOL, TASKS,  # noqa: F401
-                         audit_config, fit_and_score, overlap_twins, run_audit)
+from .audit_fits import (MIN_TRAIN_DF, N_JOBS, RANDOM_STATE, REFERENCE_TASK, STOPPING_RULE,  # noqa: F401
+                         SVC_C, SVC_TOL, TASKS, audit_config, fit_and_score, overlap_twins, run_audit)
 from .benchmark import CHUNK_SIZES, CONFIGS, EVAL_SPLITS, SPLITS, config_of  # noqa: F401
 from .files import rounded, write_json
 from .queries import query
@@ -294,12 +294,15 @@ def _cmd_audit(args: argparse.Namespace, on_step=None) -> int:
     return 0
 
 
-def _mtimes(out: Path) -> dict[Path, int | None]:
-    """The modification times (ns; None: absent) of the files an audit writes into ``out``."""
+def _mtimes(out: Path) -> dict[Path, tuple[int, int] | None]:
+    """(inode, modification time in ns) of each file an audit writes into ``out`` (None: absent):
+    a file written again is a new inode (``write_text_atomic`` renames a new file over it), so a
+    rewrite is seen even where the file system's clock is coarser than two writes."""
+    from .export.card import CARD_NAME
     from .predictions import REFERENCE
 
-    paths = (out / config.LEAKAGE_REPORT, out / REFERENCE, out / "README.md")
-    return {p: (p.stat().st_mtime_ns if p.is_file() else None) for p in paths}
+    paths = (out / config.LEAKAGE_REPORT, out / REFERENCE, out / CARD_NAME)
+    return {p: ((st := p.stat()).st_ino, st.st_mtime_ns) if p.is_file() else None for p in paths}
 
 
 def write_reference(out: Path, results: dict[str, Any]) -> Path:

@@ -200,10 +200,9 @@ def split_rows(con: duckdb.DuckDBPyConnection, units: Units, cfg: str, split: st
     import scipy.sparse as sp
 
     params = {"cfg": cfg, "split": split}
-    n_rows = con.execute("select count(*) from audit_rows where cfg = $cfg and split = $split", params).fetchone()[0]
+    labels = con.execute(query("audit_split_labels"), params).fetchall()  # one per row, in row order
     inc = con.execute(query("audit_split_incidence"), params).fetchnumpy()
-    incidence = sp.csr_matrix((np.ones(len(inc["r"])), (inc["r"], inc["unit_idx"])), shape=(n_rows, units.n))
-    labels = con.execute(query("audit_split_labels"), params).fetchall()
+    incidence = sp.csr_matrix((np.ones(len(inc["r"])), (inc["r"], inc["unit_idx"])), shape=(len(labels), units.n))
     return SplitRows(incidence=incidence,
                      authors=np.array([a for _, a, _, _ in labels], dtype=object),
                      projects=np.array([p for _, _, p, _ in labels], dtype=object),

@@ -43,6 +43,8 @@ _SHARED: dict[str, Any] = {}
 
 #: (feature set, target) pairs fitted per configuration.
 TASKS = (("markup", "author"), ("markup", "project"), ("text", "author"))
+#: The feature sets of :data:`TASKS`, each fitted once per configuration for all its targets.
+FEATURE_SETS = tuple(dict.fromkeys(fs for fs, _ in TASKS))
 #: The fit whose test predictions become the reference submission (:mod:`sphragis.submission`).
 REFERENCE_TASK = ("text", "author")
 
@@ -178,7 +180,7 @@ def audit_config(con: duckdb.DuckDBPyConnection, units: Units, cfg: str,
     without them)."""
     rows = config_rows(con, units, cfg)
     result = config_summary(cfg, rows)
-    for feature_set in dict.fromkeys(fs for fs, _ in TASKS):
+    for feature_set in FEATURE_SETS:
         result |= fit_feature_set(units, rows, feature_set, twins)
     return result
 
@@ -190,6 +192,28 @@ def _fit_job(job: tuple[str, str]) -> dict[str, Any]:
     twins = _SHARED["twins"]
     return fit_feature_set(_SHARED["units"], _SHARED["rows"][cfg], feature_set,
                            None if twins is None else twins.get(cfg, {}))
+
+
+def load_rows(out: Path, configs: tuple[str, ...] = CONFIGS
+              ) -> tuple[Units, dict[str, dict[str, SplitRows]], dict[str, dict[str, list[str]]] | None]:
+    """What the fits of ``configs`` read from the export ``out``: the units counted once
+    (:func:`sphragis.audit_features.load`), every configuration's :func:`config_rows` (the DuckDB
+    connection closed after), and :func:`overlap_twins`.
+
+    Raises:
+        AuditError: the export is incomplete (names the file).
+    """
+    con, units = load(config_files(out, configs))
+    try:
+        rows = {cfg: config_rows(con, units, cfg) for cfg in configs}
+    finally:
+        con.close()
+    return units, rows, overlap_twins(out)
+
+
+def empty_splits(rows: dict[str, dict[str, SplitRows]]) -> dict[str, list[str]]:
+    """Per configuration, its splits without a row (nothing to fit or score)."""
+    return {cfg: [s for s in SPLITS if r[s].incidence.shape[0] == 0] for cfg, r in rows.items()}
 
 
 def run_audit(out: Path, configs: tuple[str, ...] = CONFIGS, progress: bool = False,
@@ -215,33 +239,26 @@ def run_audit(out: Path, configs: tuple[str, ...] = CONFIGS, progress: bool = Fa
     """
     step = on_step or (lambda _name: None)
     _sklearn()
-    files = config_files(out, configs)
     t0 = time.perf_counter()
     step("audit: load")
-    con, units = load(files)
-    twins = overlap_twins(out)
-    try:
-        rows = {cfg: config_rows(con, units, cfg) for cfg in configs}
-    finally:
-        con.close()
+    units, rows, twins = load_rows(out, configs)
     if progress:
         print(f"audit: {units.n:,} distinct units, {len(units.markup_vocab):,} markup features, "
               f"{len(units.text_vocab):,} character n-grams ({time.perf_counter() - t0:.1f}s)", file=sys.stderr)
     # a configuration with a split without rows (e.g. the work-held-out track of a small fraction
     # of the sources, `make bench --fraction`) has nothing to fit or score: left out, and said
-    empty = {cfg: [s for s in SPLITS if rows[cfg][s].incidence.shape[0] == 0] for cfg in configs}
+    empty = empty_splits(rows)
     for cfg in [c for c in configs if empty[c]]:
         print(f"audit: {cfg}: no rows in {', '.join(empty[cfg])}: not audited", file=sys.stderr)
     configs = tuple(c for c in configs if not empty[c])
-    feature_sets = list(dict.fromkeys(fs for fs, _ in TASKS))
-    per_unit = {fs: getattr(units, fs).nnz / max(units.n, 1) for fs in feature_sets}
+    per_unit = {fs: getattr(units, fs).nnz / max(units.n, 1) for fs in FEATURE_SETS}
 
     def cost(job: tuple[str, str]) -> float:
         cfg, fs = job
         classes = {"author": len(set(rows[cfg]["train"].authors)), "project": len(set(rows[cfg]["train"].projects))}
         return rows[cfg]["train"].incidence.nnz * per_unit[fs] * sum(classes[tg] for f, tg in TASKS if f == fs)
 
-    todo = sorted(((cfg, fs) for cfg in configs for fs in feature_sets), key=cost, reverse=True)
+    todo = sorted(((cfg, fs) for cfg in configs for fs in FEATURE_SETS), key=cost, reverse=True)
     t1 = time.perf_counter()
     step("audit: fits")
     _SHARED.update(units=units, rows=rows, twins=twins)
@@ -256,7 +273,7 @@ def run_audit(out: Path, configs: tuple[str, ...] = CONFIGS, progress: bool = Fa
     results = {}
     for cfg in configs:
         results[cfg] = config_summary(cfg, rows[cfg])
-        for fs in feature_sets:
+        for fs in FEATURE_SETS:
             results[cfg] |= done[(cfg, fs)]
         results[cfg]["seconds"] = sum(results[cfg][f"{fs}_{tg}"]["seconds"] for fs, tg in TASKS)
         if progress:

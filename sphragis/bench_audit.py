@@ -22,9 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from . import config
-from .audit_features import config_files, load
-from .audit_fits import SVC_TOL, TASKS, config_rows, fit_feature_set, overlap_twins
-from .benchmark import CONFIGS, EVAL_SPLITS, SPLITS
+from .audit_fits import FEATURE_SETS, SVC_TOL, TASKS, empty_splits, fit_feature_set, load_rows
+from .benchmark import CONFIGS, EVAL_SPLITS
 from .files import write_json
 
 #: scikit-learn's default tolerance for ``LinearSVC``: the reference the audit's is measured against.
@@ -46,29 +45,20 @@ def fit_all(out: Path, tols: tuple[float, ...], configs: tuple[str, ...] = CONFI
     """
     from .audit_features import AuditError
 
-    con, units = load(config_files(out, configs))
-    try:
-        rows = {cfg: config_rows(con, units, cfg) for cfg in configs}
-    finally:
-        con.close()
-    for cfg in configs:
-        empty = [s for s in SPLITS if rows[cfg][s].incidence.shape[0] == 0]
+    units, rows, twins = load_rows(out, configs)
+    for cfg, empty in empty_splits(rows).items():
         if empty:
             raise AuditError(f"{out / 'data' / cfg}: no rows in {', '.join(empty)}: nothing to fit")
-    twins = overlap_twins(out)
-    feature_sets = list(dict.fromkeys(fs for fs, _ in TASKS))
     done: dict[float, dict[str, Any]] = {}
     for tol in tols:
         cpu, scores = 0.0, {}
         for cfg in configs:
-            for fs in feature_sets:
+            for fs in FEATURE_SETS:
                 t0 = time.process_time()
                 fits = fit_feature_set(units, rows[cfg], fs, None if twins is None else twins.get(cfg, {}), tol)
                 cpu += time.process_time() - t0
-                for fs_, tg in TASKS:
-                    if fs_ == fs:
-                        fit = fits[f"{fs}_{tg}"]
-                        scores[f"{cfg}/{fs}_{tg}"] = {s: fit[s] for s in EVAL_SPLITS}
+                for task in (f"{fs}_{tg}" for f, tg in TASKS if f == fs):
+                    scores[f"{cfg}/{task}"] = {s: fits[task][s] for s in EVAL_SPLITS}
         done[tol] = {"cpu_seconds": cpu, "scores": scores}
         print(f"bench-audit: tol={tol:g}: {len(scores)} classifiers, {cpu:.1f} CPU-s", file=sys.stderr, flush=True)
     return done
@@ -116,7 +106,8 @@ def render(doc: dict[str, Any]) -> str:
             for split in EVAL_SPLITS:
                 said = [f"{label} max {m['max_points']:.2f}" + (f" ({m['max_config']})" if m["max_points"] else "")
                         + f" mean {m['mean_points']:.2f}"
-                        for label, m in (("accuracy", splits[split]["accuracy"]), ("macro-F1", splits[split]["macro_f1"]))]
+                        for label, m in (("accuracy", splits[split]["accuracy"]),
+                                         ("macro-F1", splits[split]["macro_f1"]))]
                 lines.append(f"  {task:15s} {split:10s} " + "; ".join(said))
     return "\n".join(lines) + "\n"
 
@@ -124,7 +115,8 @@ def render(doc: dict[str, Any]) -> str:
 def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", metavar="DIR", help="the export to measure on (default: SPHRAGIS_OUT)")
     p.add_argument("--tol", type=float, action="append", metavar="T",
-                   help=f"a tolerance to measure against {REFERENCE_TOL:g} (repeatable; default: the audit's, {SVC_TOL:g})")
+                   help=f"a tolerance to measure against {REFERENCE_TOL:g} (repeatable; default: the "
+                        f"audit's, {SVC_TOL:g})")
     p.add_argument("--config", action="append", choices=CONFIGS, help="configuration(s) to fit (default: all)")
     p.add_argument("--json", default=str(DEFAULT_JSON), metavar="PATH", help="where to write the figures")
 

@@ -77,30 +77,29 @@ def print_summary(summary: BuildSummary, out: Console | None = None) -> None:
     """Print rows in (per project), rows out (per mart) and step timings."""
     out = out or console()
     _print_changed_outside(summary, out)
+    # per file, sentences in the file = ingested + rejected (checked by the ingest, SPEC §13);
+    # "in files" is absent from the summaries of warehouses built before it was recorded
+    cols = {"files": "files", "counted": "sentences in files", "sentences": "ingested", "tokens": "tokens",
+            "rejects": "rejects"}
+    tot = {k: sum(v.get(k, 0) for v in summary.ingest.values()) for k in cols}
     if summary.ingest and summary.up_to_date:  # nothing was built: what the raw layer holds, in one line
-        tot = {k: sum(v.get(k, 0) for v in summary.ingest.values()) for k in ("files", "sentences", "tokens", "rejects")}
         out.print(f"raw layer (reused): {len(summary.ingest)} projects, {tot['files']:,} files, "
                   f"{tot['sentences']:,} sentences, {tot['tokens']:,} tokens, {tot['rejects']:,} rejects", markup=False)
     elif summary.ingest:
         # a build that reused the raw layer shows what it holds, titled so (nothing was ingested)
         t = Table(title="raw layer (reused, not re-ingested): rows per project" if summary.ingest_reused
                   else "ingest: rows in per project")
-        # per file, sentences in the file = ingested + rejected (checked by the ingest, SPEC §13);
-        # "in files" is absent from the summaries of warehouses built before it was recorded
-        cols = {"files": "files", "counted": "sentences in files", "sentences": "ingested", "tokens": "tokens",
-                "rejects": "rejects"}
         t.add_column("project")
         for head in cols.values():
             t.add_column(head, justify="right")
         for p, v in sorted(summary.ingest.items()):
             t.add_row(p, *(f"{v[k]:,}" if k in v else "?" for k in cols))
-        tot = {k: sum(v.get(k, 0) for v in summary.ingest.values()) for k in cols}
         t.add_row("all", *(f"{tot[k]:,}" for k in cols))
         out.print(t)
     if summary.unverified:
         out.print(f"sources not verified (no fetch record: laid out by hand, not by `sphragis fetch`): "
                   f"{', '.join(summary.unverified)}", markup=False)
-    n_rejects = sum(v["rejects"] for v in summary.ingest.values()) if summary.ingest else 0
+    n_rejects = tot["rejects"]
     if n_rejects:
         out.print(f"[bold]rejected at ingest: {n_rejects:,}[/bold] (all in table ingest_rejects); first:")
         for path, line, reason in summary.rejects:

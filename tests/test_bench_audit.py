@@ -20,16 +20,28 @@ def test_the_measured_figures_are_the_audits_and_the_changes_are_against_the_ref
             assert done[audit_fits.SVC_TOL]["scores"][f"sentence_1/{fs}_{tg}"][split] == audited[f"{fs}_{tg}"][split]
     assert all(d["cpu_seconds"] > 0 for d in done.values())
 
-    doc = bench_audit.compare(done)
-    assert doc["reference_tol"] == 1e-4 and [r["tol"] for r in doc["tols"]] == [1e-4, 0.01, 10.0]
-    reference = doc["tols"][0]
-    assert reference["cpu_change_percent"] == 0.0
-    assert all(m["max_points"] == 0 for task in reference["tasks"].values() for split in task.values()
-               for m in split.values())
-    loose = doc["tols"][2]["tasks"]["text_author"]["test"]["accuracy"]
-    ref, got = (done[t]["scores"]["sentence_1/text_author"]["test"]["accuracy"] for t in (1e-4, 10.0))
-    assert loose == {"max_points": round(100 * abs(got - ref), 4), "max_config": "sentence_1",
-                     "mean_points": round(100 * abs(got - ref), 4)}
+    assert list(done) == [bench_audit.REFERENCE_TOL, audit_fits.SVC_TOL, 10.0]
+
+
+def test_compare_gives_the_largest_and_mean_change_per_task_in_points():
+    # on the small export every tolerance gives the same figures, so the arithmetic is checked on
+    # figures that differ: two configurations, the reference and one other tolerance
+    def fits(a1, a2):
+        return {"cpu_seconds": 10.0 if a1 == 0.5 else 8.0,
+                "scores": {f"{cfg}/text_author": {s: {"accuracy": acc, "macro_f1": acc / 2}
+                                                   for s in ("validation", "test")}
+                           for cfg, acc in (("sentence_1", a1), ("work_held_out_1", a2))}}
+
+    doc = bench_audit.compare({1e-4: fits(0.5, 0.8), 1e-2: fits(0.49, 0.83)})
+    assert doc["reference_tol"] == 1e-4
+    ref, other = doc["tols"]
+    assert ref["cpu_change_percent"] == 0.0 and other["cpu_change_percent"] == -20.0
+    assert ref["tasks"]["text_author"]["test"]["accuracy"] == {"max_points": 0.0, "max_config": "sentence_1",
+                                                               "mean_points": 0.0}
+    assert other["tasks"]["text_author"]["test"]["accuracy"] == {"max_points": 3.0, "max_config": "work_held_out_1",
+                                                                 "mean_points": 2.0}
+    assert other["tasks"]["text_author"]["validation"]["macro_f1"] == {
+        "max_points": 1.5, "max_config": "work_held_out_1", "mean_points": 1.0}
 
 
 def test_the_command_writes_the_figures_and_prints_one_line_per_task(tmp_path, capsys):
