@@ -9,7 +9,7 @@ SPHRAGIS := $(BIN)/sphragis
 # Sources: SPHRAGIS_MIRROR if set, else ../shared/sources if it exists, else upstream git
 # (`sphragis fetch --list` shows which); the Makefile does not force either.
 
-.PHONY: help install fetch build rebuild export treebank audit report test lint bench bench-audit clean docs docs-check
+.PHONY: help install fetch build rebuild export treebank audit report test lint bench bench-audit clean docs docs-check dbt-vars
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -52,6 +52,9 @@ audit: install  ## leakage audit and text baselines over the export (SPEC §11)
 
 report: install  ## variation and leakage report (Markdown + charts) into reports/
 	$(SPHRAGIS) report
+
+dbt-vars: install  ## rewrite dbt_project.yml's vars from the project registry and the build variables (after editing either)
+	$(BIN)/python -m sphragis.dbt_vars dbt_project.yml
 
 docs: install  ## regenerate docs/*.md from seeds and models, then the data-dictionary site (docs, lineage, columns, samples, charts) into site/
 	$(BIN)/python -m sphragis.workbench.pages docs

@@ -254,7 +254,7 @@ def context(out: Path) -> dict:
         "citation_year": max(s["commit_date"][:4] for s in sources),
         "exclusions": report["exclusions"],
         "pipeline": report["pipeline"],
-        "priority": [p["treebank_source"] for p in config.projects()],
+        "priority": [config.project_row(p)["treebank_source"] for p in config.benchmark_projects()],
         "merges": report["merge_effects"],
         "recon": {**recon["summary"], "rows": recon_rows, "files": recon["missing_files"]},
         "licenses": report["license_rows"],

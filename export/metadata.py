@@ -157,13 +157,14 @@ def dataset_variants(con: duckdb.DuckDBPyConnection, summary: dict) -> dict:
 
 
 def source_revisions(con: duckdb.DuckDBPyConnection) -> dict:
-    """Pinned snapshots (sphragis/sources.json) with the files actually read from each."""
+    """The benchmark's pinned snapshots (sphragis/sources.json, projects ``in_benchmark``) with the
+    files actually read from each."""
     by_snap = {r["snapshot"]: r["files"] for r in _table(con, "mart_source_revision_files", "snapshot")}
     return {"snapshots": [
         {**{k: s[k] for k in ("name", "treebank_source", "upstream", "commit", "commit_date", "license", "archive",
                               "sha256", "included_prefixes", "missing")},
          "files": by_snap.get(s["name"], [])}
-        for s in config.snapshots()]}
+        for s in config.benchmark_snapshots()]}
 
 
 LICENSE_NOTES = {
@@ -180,34 +181,23 @@ def license_rows(con: duckdb.DuckDBPyConnection) -> list[dict]:
     return _table(con, "mart_license_rows")
 
 
-#: Credit of each project (keyed as ``sql/seeds/source_priority.csv``; tests/test_homes.py checks
-#: that every project of the seed has one and no other): the "Attribution" line of LICENSES.md
-#: lists them in pin-list order.
-ATTRIBUTIONS = {
-    "agdt": "AGDT (Perseus Digital Library, Ancient Greek Dependency Treebank 2.1, G. Celano, G. Crane, B. Almas "
-            "et al.)",
-    "ud_perseus": "UD Ancient Greek Perseus (F. Mambrini, G. Celano et al.)",
-    "ud_proiel": "UD Ancient Greek PROIEL (D. Haug et al.)",
-    "ud_ptnk": "UD Ancient Greek PTNK (Pedagogical Treebank of the Septuagint)",
-    "gorman": "Vanessa Gorman, Greek Dependency Trees",
-    "pedalion": "Pedalion trees (Perseids publications)",
-    "harrington": "Harrington trees (J. M. Harrington et al., Perseids publications)",
-}
 _NUMBERS = "zero one two three four five six seven eight nine ten eleven twelve".split()
 
 
 def _licenses_by_source() -> dict[str, str]:
-    """treebank_source → license of the pinned snapshots, in pin-list order (one entry per source)."""
+    """treebank_source → license of the benchmark's pinned snapshots, in pin-list order (one entry
+    per source)."""
     out: dict[str, str] = {}
-    for s in config.snapshots():
+    for s in config.benchmark_snapshots():
         out.setdefault(s["treebank_source"], s["license"])
     return out
 
 
 def licenses_md(con: duckdb.DuckDBPyConnection) -> str:
-    """LICENSES.md: per source its license, attribution, upstream revision and row counts. The
-    sources named in its prose (the NonCommercial ones, the count of ShareAlike ones, the
-    attribution line) are derived from the pin list and the project seed, never listed here."""
+    """LICENSES.md: per source of the benchmark its license, attribution, upstream revision and row
+    counts. The sources named in its prose (the NonCommercial ones, the count of ShareAlike ones,
+    the attribution line: the registry's ``attribution`` of each project) are derived from the pin
+    list and the project registry (``in_benchmark``), never listed here."""
     rows = license_rows(con)
     counts = {(r["treebank_source"], r["license"]): r["rows"] for r in rows}
     licenses = _licenses_by_source()
@@ -215,7 +205,7 @@ def licenses_md(con: duckdb.DuckDBPyConnection) -> str:
     share_alike = [src for src, lic in licenses.items() if "-SA" in lic]
     n_sa = _NUMBERS[len(share_alike)] if len(share_alike) < len(_NUMBERS) else str(len(share_alike))
     share_alike_scope = f"all {n_sa} sources" if len(share_alike) == len(licenses) else ", ".join(share_alike)
-    credited = dict.fromkeys(s["project"] for s in config.snapshots())
+    credited = dict.fromkeys(s["project"] for s in config.benchmark_snapshots())
     lines = ["# Licenses", "",
              "Sphragis is a mixed-license dataset. Every row lists the licenses of all the upstream records it "
              "was built from in its `licenses` column, and each record in `source_records` names its license, "
@@ -227,11 +217,11 @@ def licenses_md(con: duckdb.DuckDBPyConnection) -> str:
              "these trees, where that counts as an adaptation) must be shared under the same or a compatible license.",
              "* **Attribution**: credit the treebank projects below.", "",
              "| treebank | license | terms | upstream | revision | rows (_1 configs) |", "|---|---|---|---|---|---:|"]
-    for s in config.snapshots():
+    for s in config.benchmark_snapshots():
         n = counts.get((s["treebank_source"], s["license"]), 0)
         lines.append(f"| {s['treebank_source']} ({s['name']}) | {s['license']} | {LICENSE_NOTES.get(s['license'], '')} "
                      f"| {s['upstream']} | {s['commit']} | {n:,} |")
-    lines += ["", f"Attribution: {'; '.join(ATTRIBUTIONS[p] for p in credited)}.", ""]
+    lines += ["", f"Attribution: {'; '.join(config.project_row(p)['attribution'] for p in credited)}.", ""]
     return "\n".join(lines)
 
 

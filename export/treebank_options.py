@@ -39,7 +39,7 @@ def variables(**options: object) -> dict[str, object]:
     if unknown:
         raise TreebankError(f"unknown treebank option(s): {', '.join(sorted(unknown))}")
     out = {**config.TRAINING_TREEBANK_VARS, **{k: v for k, v in options.items() if v is not None}}
-    projects, known_folds = list(config.agdt_lineage()), folds.known_folds()
+    projects, known_folds = list(config.training_projects()), folds.known_folds()
     bad = [p for p in out["treebank_projects"] if p not in projects]
     if bad or not out["treebank_projects"]:
         raise TreebankError(f"projects {bad or '(none)'}: choose among {', '.join(projects)}")

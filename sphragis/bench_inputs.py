@@ -53,7 +53,7 @@ def parse_floor(files) -> dict:
     t0 = time.perf_counter()
     for f in files:
         size += f.abspath.stat().st_size
-        if f.snapshot["format"] == "agdt_xml":
+        if f.snapshot["format"] != "conllu":
             try:
                 for _ev, el in etree.iterparse(str(f.abspath), events=("end",), tag="{*}word", huge_tree=True):
                     words += 1

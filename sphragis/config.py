@@ -75,7 +75,7 @@ MAX_TREE_DEPTH = 1000
 #: Build variables of the training treebank models (int_training_candidates,
 #: mart_training_treebank_exclusions, mart_training_treebank; issue 18, seed 001 "Leakage
 #: controls"): the defaults the build uses and `sphragis export-treebank` starts from.
-#: treebank_projects: AGDT-lineage projects written (:func:`agdt_lineage`); treebank_folds: the
+#: treebank_projects: the training projects written (:func:`training_projects`); treebank_folds: the
 #: protected UD folds (:func:`evaluation_folds`, folds.known_folds names); the three exclusion
 #: rules; treebank_work_folds: folds whose works are excluded whole (the seed's ``exclude_works``;
 #: seed 001: PROIEL is held out entirely, so Gorman's Herodotus goes; UD Perseus dev/test are
@@ -206,9 +206,21 @@ def settings() -> Settings:
 
 @cache
 def snapshots() -> tuple[dict, ...]:
-    """The checked-in pin list (``sphragis/sources.json``), one dict per snapshot (SPEC §1)."""
+    """The checked-in pin list (``sphragis/sources.json``), one dict per snapshot (SPEC §1), each
+    with its project's ``format`` from the project registry (:func:`projects`: the parser ingest
+    runs on its files).
+
+    Raises:
+        ValueError: a pin names a project the registry does not hold (names both files).
+    """
     note_read(SOURCES_FILE)  # an input of the steps that read it (sphragis.state)
-    return tuple(json.loads(SOURCES_FILE.read_text(encoding="utf-8"))["snapshots"])
+    formats = {p["project"]: p["format"] for p in projects()}
+    pins = json.loads(SOURCES_FILE.read_text(encoding="utf-8"))["snapshots"]
+    for pin in pins:
+        if pin["project"] not in formats:
+            raise ValueError(f"{SOURCES_FILE}: snapshot {pin['name']!r} names project {pin['project']!r}, which "
+                             f"{SEEDS_DIR / 'projects.csv'} does not register")
+    return tuple({**pin, "format": formats[pin["project"]]} for pin in pins)
 
 
 def read_seed(name: str, columns: tuple[str, ...], seeds_dir: Path = SEEDS_DIR) -> list[dict[str, str]]:
@@ -253,20 +265,59 @@ def seed_values(name: str, column: str, seeds_dir: Path = SEEDS_DIR) -> tuple[st
         return tuple(dict.fromkeys(row[column] for row in reader))
 
 
+#: The columns of the project registry ``sql/seeds/projects.csv`` (SPEC §1.1), in file order; each
+#: is described in ``models/_seeds.yml``.
+PROJECT_COLUMNS = ("project", "priority", "treebank_source", "format", "syntax_scheme", "tag_source",
+                   "published_layer", "document_key_rule", "passage_rule", "urn_rule", "converted_from",
+                   "writes_crasis_whole", "in_benchmark", "in_training_treebank", "authorship_rule", "attribution")
+
+
 @cache
 def projects() -> tuple[dict[str, str], ...]:
-    """The seven treebank projects, highest SPEC §7 source priority first, from the seed
-    ``sql/seeds/source_priority.csv`` (the one list of projects; the models ``ref()`` it): dicts
-    with ``project``, ``priority``, ``treebank_source`` (SPEC §1 display name),
-    ``syntax_scheme`` (``UD`` or ``AGDT``, the native tree scheme) and ``tag_source`` (where the
-    SPEC §3 nine-position tag comes from: ``postag`` the AGDT postag, ``xpos`` an AGDT tag in the
-    CoNLL-U XPOS, ``upos_feats`` derived from UPOS and FEATS).
+    """The project registry (SPEC §1.1), highest SPEC §7 source priority first: the rows of the seed
+    ``sql/seeds/projects.csv``, the one place where the code learns what a project is (the models
+    ``ref()`` it and render ``var('projects')`` from this function). Dicts of strings with the keys of
+    :data:`PROJECT_COLUMNS`: ``project`` (key), ``priority``, ``treebank_source`` (SPEC §1 display
+    name), ``format`` (the parser and staging dialect: ``agdt_xml``, ``papygreek_xml``, ``conllu``),
+    ``syntax_scheme`` (``UD`` or ``AGDT``), ``tag_source`` (SPEC §3: ``postag``, ``xpos``,
+    ``upos_feats``), ``published_layer`` (of a two-layer format, the layer published), the named
+    rules ``document_key_rule``, ``passage_rule`` and ``urn_rule`` (each implemented once, in
+    ``sql/macros/registry.sql``), ``converted_from`` (the project whose trees this one's UD trees
+    were converted from), the flags ``writes_crasis_whole``, ``in_benchmark`` (the Sphragis
+    benchmark draws from it) and ``in_training_treebank`` (seed 001's training treebank draws from
+    it) as ``true``/``false``, ``authorship_rule`` and ``attribution`` (the credit line of
+    LICENSES.md). Every value is described in ``models/_seeds.yml``.
 
     Raises:
         ValueError: a malformed seed (file and line named) or a non-integer priority.
     """
-    return tuple(_seed_in_order("source_priority", ("project", "priority", "treebank_source", "syntax_scheme",
-                                                    "tag_source"), "priority"))
+    return tuple(_seed_in_order("projects", PROJECT_COLUMNS, "priority"))
+
+
+def registry_projects(**conditions: str) -> tuple[str, ...]:
+    """Keys of the registered projects (:func:`projects`, priority order) whose columns equal
+    ``conditions`` (e.g. ``registry_projects(in_benchmark="true")``): the one way Python selects
+    projects by a registry property, never by name.
+
+    Raises:
+        KeyError: a condition names no registry column.
+    """
+    for column in conditions:
+        if column not in PROJECT_COLUMNS:
+            raise KeyError(f"the project registry has no column {column!r} (columns: {', '.join(PROJECT_COLUMNS)})")
+    return tuple(p["project"] for p in projects() if all(p[k] == v for k, v in conditions.items()))
+
+
+def project_row(project: str) -> dict[str, str]:
+    """The registry row (:func:`projects`) of ``project``.
+
+    Raises:
+        KeyError: ``project`` is not registered (the message names the registry file).
+    """
+    for p in projects():
+        if p["project"] == project:
+            return p
+    raise KeyError(f"project {project!r} is not registered in {SEEDS_DIR / 'projects.csv'}")
 
 
 def _seed_in_order(name: str, columns: tuple[str, ...], order: str) -> list[dict[str, str]]:
@@ -298,12 +349,24 @@ def edition_variants() -> tuple[dict[str, str | None], ...]:
     return tuple({"pattern": r["pattern"], "replacement": r["replacement"] or None} for r in rows)
 
 
-def agdt_lineage() -> tuple[str, ...]:
-    """The AGDT-lineage projects (native trees in the AGDT scheme: AGDT and the projects annotated
-    after its guidelines), highest SPEC §7 priority first: the projects of ``source_priority.csv``
-    whose ``syntax_scheme`` is ``AGDT`` (the one home of that list; the training treebank writes
-    them, the overlap manifests check them against the evaluation folds)."""
-    return tuple(p["project"] for p in projects() if p["syntax_scheme"] == "AGDT")
+def training_projects() -> tuple[str, ...]:
+    """The projects seed 001's training treebank draws from (``in_training_treebank`` in the registry:
+    AGDT and the projects annotated after its guidelines), highest SPEC §7 priority first: the
+    training treebank writes them and the overlap manifests check them against the evaluation folds."""
+    return registry_projects(in_training_treebank="true")
+
+
+def benchmark_projects() -> tuple[str, ...]:
+    """The projects the Sphragis benchmark draws from (``in_benchmark`` in the registry; seed 000's
+    seven), highest SPEC §7 priority first."""
+    return registry_projects(in_benchmark="true")
+
+
+def benchmark_snapshots() -> tuple[dict, ...]:
+    """The pinned snapshots (:func:`snapshots`) of the benchmark's projects, in pin-list order: the
+    sources the export's metadata, card and licenses describe."""
+    chosen = set(benchmark_projects())
+    return tuple(s for s in snapshots() if s["project"] in chosen)
 
 
 @cache
@@ -328,7 +391,7 @@ def _seed_defaults() -> None:
     """Fill the seed-derived defaults of :data:`TRAINING_TREEBANK_VARS` (and so of
     :data:`BUILD_VARS`, in place: ``runner.DEFAULT_VARS`` is the same dict)."""
     folds = evaluation_folds()
-    derived = {"treebank_projects": list(agdt_lineage()),
+    derived = {"treebank_projects": list(training_projects()),
                "treebank_folds": [f["name"] for f in folds],
                "treebank_work_folds": [f["name"] for f in folds if f["exclude_works"]]}
     TRAINING_TREEBANK_VARS.update(derived)
@@ -340,7 +403,7 @@ _seed_defaults()
 
 def __getattr__(name: str):
     # PROJECT_PRIORITY (SPEC §7 priority order of the project keys, highest first) is read from
-    # the seed on first use, so importing this module reads no file.
+    # the registry on first use, so importing this module reads no file.
     if name == "PROJECT_PRIORITY":
         return [p["project"] for p in projects()]
     # RETAINED_PSEUDONYMOUS_AUTHORS (SPEC §6: the Pseudo-* labels the registry may retain) is the

@@ -96,13 +96,15 @@ def ingest_reads() -> dict:
     """What an ingest reads besides the source files, as a :func:`sphragis.state.reads` document:
     ``modules``, the import closure (:func:`sphragis.state.module_closure`) of every module of the
     ingest package; ``files``, the raw tables' DDL ``sql/ddl/raw.sql``, the named queries that code
-    runs and the pin list; ``variables``, the depth limit ``config.MAX_TREE_DEPTH`` (the parser's
+    runs, the pin list and the project registry (each pin's ``format`` names its parser);
+    ``variables``, the depth limit ``config.MAX_TREE_DEPTH`` (the parser's
     rejection limit); ``libraries``, the versions of the libraries that code imports (lxml, pyarrow, …)."""
     spec = importlib.util.find_spec(INGEST_PACKAGE)
     roots = (INGEST_PACKAGE,
              *(f"{INGEST_PACKAGE}.{m.name}" for m in pkgutil.iter_modules(spec.submodule_search_locations)))
     modules = state.module_closure(roots)
-    files = [config.SQL_DIR / "ddl" / "raw.sql", *_queries_called(modules), config.SOURCES_FILE]
+    files = [config.SQL_DIR / "ddl" / "raw.sql", *_queries_called(modules), config.SOURCES_FILE,
+             config.SEEDS_DIR / "projects.csv"]
     return {"modules": modules, "files": [str(f) for f in files], "tables": [],
             "variables": {"max_tree_depth": config.MAX_TREE_DEPTH}, "libraries": state.libraries_of(roots)}
 

@@ -104,7 +104,7 @@ def test_retained_pseudonymous_authors_is_one_seed():
         ([_row(genre="drama")], "accepted_values(genre)"),
         ([_row(author="")], "trim(coalesce(author, '')) <> ''"),
         ([_row(work=" ")], "trim(coalesce(work, '')) <> ''"),
-        ([_row(project="perseus")], "relationships(to source_priority.project)(project)"),
+        ([_row(project="perseus")], "relationships(to projects.project)(project)"),
         ([_row(work_id="0019-001")], "regexp_full_match(work_id"),
         ([_row(decision="disputed", justification="")], "trim(coalesce(justification, '')) <> ''"),
         ([_row(), _row(author="Plato", work="Crito")], "unique_combination(project, document_key)"),

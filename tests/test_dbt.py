@@ -27,7 +27,7 @@ import pytest
 import yaml
 from rich.console import Console
 
-from sphragis import build, config, pins, runner
+from sphragis import build, config, dbt_vars, pins, runner
 from test_atomic import tiny_settings
 
 REPO = Path(__file__).resolve().parents[1]
@@ -36,16 +36,29 @@ RUNNER_ONLY = {"build_manifest", "build_log"}
 
 
 def test_dbt_project_takes_the_runners_variables():
-    # dbt_project.yml's vars are the runner's var() defaults: BUILD_VARS and the seed source_priority
-    # (priorities as written in the CSV, strings to the runner)
-    project = yaml.safe_load((REPO / "dbt_project.yml").read_text(encoding="utf-8"))
-    dbt_vars = project["vars"]
-    dbt_vars["projects"] = [{k: str(v) for k, v in p.items()} for p in dbt_vars["projects"]]
-    assert dbt_vars == runner.project_vars(), "update dbt_project.yml's vars from sphragis/config.py"
-    assert [p["project"] for p in dbt_vars["projects"]] == config.PROJECT_PRIORITY
+    # dbt_project.yml's vars are the runner's var() defaults: BUILD_VARS, the project registry (every
+    # value a string, as the runner reads the CSV) and the seed edition_variants, written by
+    # `make dbt-vars` (sphragis.dbt_vars), never by hand
+    text = (REPO / "dbt_project.yml").read_text(encoding="utf-8")
+    assert text.endswith("\nvars:\n" + dbt_vars.vars_block()), "run `make dbt-vars` (the registry or BUILD_VARS changed)"
+    project = yaml.safe_load(text)
+    assert project["vars"] == runner.project_vars()
+    assert [p["project"] for p in project["vars"]["projects"]] == config.PROJECT_PRIORITY
     # the same folders the runner reads
     assert project["model-paths"] == ["models"] and project["seed-paths"] == ["sql/seeds"]
     assert project["macro-paths"][0] == "sql/macros" and project["test-paths"] == ["sql/tests"]
+
+
+def test_dbt_vars_rewrites_only_the_vars_block(tmp_path):
+    path = tmp_path / "dbt_project.yml"
+    path.write_text("name: x\n# kept\nvars:\n  stale: 1\n", encoding="utf-8")
+    assert dbt_vars.update(path) and not dbt_vars.update(path)
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith("name: x\n# kept\nvars:\n  split_seed: 776\n") and "stale" not in text
+    assert yaml.safe_load(text)["vars"] == runner.project_vars()
+    (tmp_path / "bad.yml").write_text("name: x\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"bad\.yml: no line 'vars:'"):
+        dbt_vars.update(tmp_path / "bad.yml")
 
 
 def _canon(v):

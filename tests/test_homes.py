@@ -42,10 +42,11 @@ def test_benchmark_shape_comes_from_the_seeds():
     assert audit.CONFIGS is benchmark.CONFIGS and report.CONFIGS is benchmark.CONFIGS
 
 
-def test_projects_come_from_the_priority_seed():
-    # SPEC §7 priority order
-    assert config.PROJECT_PRIORITY == ["ud_perseus", "ud_proiel", "ud_ptnk", "agdt", "gorman", "pedalion",
-                                       "harrington"]
+def test_projects_come_from_the_registry():
+    # SPEC §7 priority order; the benchmark draws from seed 000's seven projects
+    assert config.benchmark_projects() == ("ud_perseus", "ud_proiel", "ud_ptnk", "agdt", "gorman", "pedalion",
+                                           "harrington")
+    assert config.PROJECT_PRIORITY[:7] == list(config.benchmark_projects())
     seed = {p["project"]: p["treebank_source"] for p in config.projects()}
     pins = {(s["project"], s["treebank_source"]) for s in config.snapshots()}
     # every pinned snapshot names a seed project with the same display name, and every project is pinned
@@ -60,7 +61,7 @@ def test_build_variables_have_one_home():
     assert config.BUILD_VARS["split_seed"] == config.SPLIT_SEED == 776
     assert config.BUILD_VARS["min_author_rows"] == 50 and config.BUILD_VARS["min_cell_tokens"] == 1000
     assert {k: config.BUILD_VARS[k] for k in config.TRAINING_TREEBANK_VARS} == config.TRAINING_TREEBANK_VARS
-    # var('projects'): the seed source_priority in priority order; var('edition_variants'): the
+    # var('projects'): the project registry in priority order; var('edition_variants'): the
     # seed edition_variants in variant_order
     assert runner.project_vars() == {**config.BUILD_VARS, "projects": [dict(p) for p in config.projects()],
                                      "edition_variants": [dict(v) for v in config.edition_variants()]}
@@ -79,7 +80,7 @@ def test_models_take_the_projects_from_the_seed():
         "stg_ud_perseus__sentences", "stg_ud_proiel__sentences", "stg_ud_ptnk__sentences"]
     assert re.findall(r"\bas (n_[a-z]+),", runner.render(project, "mart_relation_rules"))[1:5] == [
         "n_agdt", "n_gorman", "n_pedalion", "n_harrington"]
-    # the UPOS+FEATS-derived tags: source_priority.tag_source
+    # the UPOS+FEATS-derived tags: the registry's tag_source
     assert "where project in ('ud_proiel', 'ud_ptnk') and upos is not null" in runner.render(
         project, "int_token_morphology")
 
@@ -336,16 +337,17 @@ def test_published_inventories_are_read_from_the_seeds():
         assert not _copies_of(values, 3), f"the published {name} inventory typed again in Python: read the seed"
 
 
-def test_agdt_lineage_projects_have_one_home():
+def test_training_projects_have_one_home():
     from sphragis.export import treebank_options
 
-    # source_priority.csv's syntax_scheme: the training treebank's projects and the overlap manifests'
-    assert config.agdt_lineage() == ("agdt", "gorman", "pedalion", "harrington")
-    assert config.TRAINING_TREEBANK_VARS["treebank_projects"] == list(config.agdt_lineage())
-    assert overlap.PROJECTS == config.agdt_lineage()
+    # the registry's in_training_treebank (seed 001: AGDT and the projects after its guidelines): the
+    # training treebank's projects and the overlap manifests'
+    assert config.training_projects() == ("agdt", "gorman", "pedalion", "harrington")
+    assert config.TRAINING_TREEBANK_VARS["treebank_projects"] == list(config.training_projects())
+    assert overlap.PROJECTS == config.training_projects()
     with pytest.raises(treebank_options.TreebankError, match="choose among agdt, gorman, pedalion, harrington"):
         treebank_options.variables(treebank_projects=["ud_ptnk"])
-    assert not _copies_of(set(config.agdt_lineage()), 3), "AGDT-lineage projects listed again: config.agdt_lineage()"
+    assert not _copies_of(set(config.training_projects()), 3), "training projects listed again: config.training_projects()"
 
 
 def test_evaluation_folds_are_read_from_their_seed():
@@ -424,14 +426,15 @@ def test_pin_missing_files_ddl_lives_in_raw_sql():
 def test_license_prose_names_the_projects_of_the_seed(monkeypatch):
     from sphragis.export import metadata
 
-    # every project of the seed is credited, and no other; the prose is derived from the pin list
-    assert set(metadata.ATTRIBUTIONS) == set(config.PROJECT_PRIORITY)
+    # every project the benchmark draws from is credited (the registry's attribution), and no
+    # other; the prose is derived from the pin list and the registry
     monkeypatch.setattr(metadata, "license_rows", lambda con: [])
     md = metadata.licenses_md(None)
     assert "* **NonCommercial** (UD Perseus: CC BY-NC-SA 2.5; UD PROIEL: CC BY-NC-SA 3.0): rows" in md
     assert "* **ShareAlike** (all seven sources): adaptations" in md
-    assert md.index(metadata.ATTRIBUTIONS["agdt"]) < md.index(metadata.ATTRIBUTIONS["ud_perseus"]) \
-        < md.index(metadata.ATTRIBUTIONS["harrington"])
+    credit = {p["project"]: p["attribution"] for p in config.projects()}
+    assert md.index(credit["agdt"]) < md.index(credit["ud_perseus"]) < md.index(credit["harrington"])
+    assert all((credit[p] in md) == (p in config.benchmark_projects()) for p in credit)
     # a source under another license changes the prose, which lists no project by hand
     snaps = tuple({**s, "license": "CC BY 4.0"} if s["project"] == "gorman" else s for s in config.snapshots())
     monkeypatch.setattr(config, "snapshots", lambda: snaps)

@@ -161,6 +161,6 @@ def test_no_yml_list_copies_a_seed(project):
 def test_relationships_to_seeds_are_compiled(project):
     # the converted tests run as anti-joins against the seed tables
     compiled = {(t.model, t.description): t.sql for t in runner.data_tests(project, {"int_sentences", "int_published_tokens"})}
-    assert ("int_sentences", "relationships(to source_priority.project)(project)") in compiled
+    assert ("int_sentences", "relationships(to projects.project)(project)") in compiled
     assert "from deprel_published y where y.deprel = x.deprel" in compiled[
         ("int_published_tokens", "relationships(to deprel_published.deprel)(deprel)")]

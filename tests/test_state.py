@@ -158,12 +158,13 @@ def test_editing_udfs_py_redoes_the_export_and_its_validation(mine, monkeypatch,
 
 
 def test_editing_a_seed_read_by_python_redoes_the_export(mine, monkeypatch, tmp_path):
-    # the card names the projects by source_priority.csv, read by config.projects(), not by a model
+    # the card names the projects by the project registry projects.csv, read by config.projects(),
+    # not by a model
     seeds = _copy_folder(monkeypatch, tmp_path, config, "SEEDS_DIR", config.SEEDS_DIR)
     monkeypatch.setattr(config.read_seed, "__defaults__", (seeds,))
     config.projects.cache_clear()
     writer.export(mine, full=True)  # reads the copy: the state records it
-    seed = seeds / "source_priority.csv"
+    seed = seeds / "projects.csv"
     seed.write_text(seed.read_text(encoding="utf-8").replace("Harrington", "Harrington (edited)"), encoding="utf-8")
     config.projects.cache_clear()
     reuse = _export(mine)

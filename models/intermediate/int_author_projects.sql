@@ -5,7 +5,7 @@ with
 
 eligible as (select * from {{ ref('int_eligible_sentences') }}),
 
-source_priority as (select * from {{ ref('source_priority') }}),
+registry as (select * from {{ ref('projects') }}),
 
 author_projects as (
     select
@@ -15,7 +15,7 @@ author_projects as (
         count(*) as project_rows,
         any_value(p.priority) as priority
     from eligible as e
-    inner join source_priority as p on e.project = p.project
+    inner join registry as p on e.project = p.project
     group by e.author, e.project
 ),
 

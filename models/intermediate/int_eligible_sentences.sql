@@ -13,7 +13,7 @@ eligible_records as (select * from {{ ref('int_eligible_records') }}),
 
 sentences as (select * from {{ ref('int_sentences') }}),
 
-priority as (select * from {{ ref('source_priority') }}),
+priority as (select * from {{ ref('projects') }}),
 
 records as (
     select

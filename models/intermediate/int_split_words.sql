@@ -71,7 +71,7 @@ hyphen_sentences as (
     select distinct sentence_uid
     from tokens
     where
-        is_syntactic_word and project not like 'ud\_%' escape '\'
+        is_syntactic_word and not {{ project_in('project', format='conllu') }}
         and (starts_with(form, '-') or ends_with(form, '-'))
 ),
 
@@ -85,7 +85,7 @@ xml_words as (
     inner join morphology as m on t.sentence_uid = m.sentence_uid and t.token_pos = m.token_pos
     where
         t.is_syntactic_word and not t.is_artificial and not m.is_punct
-        and t.project not like 'ud\_%' escape '\'
+        and not {{ project_in('t.project', format='conllu') }}
         and regexp_matches(t.form, '\p{L}')
 ),
 

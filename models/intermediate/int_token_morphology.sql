@@ -13,7 +13,7 @@
 -- back to the tokens.
 {#- a form made only of punctuation, symbols and detached elision marks (U+0313, U+02BC) -#}
 {%- set punct_form = "'[\\p{P}\\p{S}\\x{313}\\x{2BC}]+'" %}
-{#- projects whose tag is derived from UPOS+FEATS, and the UD projects (seed source_priority) -#}
+{#- projects whose tag is derived from UPOS+FEATS, and the UD projects (the project registry) -#}
 {%- set from_ud = "('" ~ (var('projects') | selectattr('tag_source', 'equalto', 'upos_feats') | map(attribute='project') | join("', '")) ~ "')" %}
 {%- set ud_projects = "('" ~ (var('projects') | selectattr('syntax_scheme', 'equalto', 'UD') | map(attribute='project') | join("', '")) ~ "')" %}
 with recursive
@@ -477,7 +477,7 @@ analysed as (
         or coalesce(t.upos = 'PUNCT', false)
         or (t.form is not null and trim(t.form) <> '' and not regexp_matches(t.form, '[\p{L}\p{N}]')) as is_punct,
         f.feats,
-        case when t.project like 'ud\_%' escape '\' then t.feats else f.feats end as feats_full,
+        case when t.project in {{ ud_projects }} then t.feats else f.feats end as feats_full,
         t.feats as feats_source,
         t.upos as upos_source,
         l.lemma,

@@ -69,7 +69,7 @@ native as (
     from tokens as t
     inner join morphology as mo on t.sentence_uid = mo.sentence_uid and t.token_pos = mo.token_pos
     left join relation_map as m on coalesce(t.relation, '(empty)') = m.label
-    where t.project not like 'ud\_%' escape '\'
+    where not {{ project_in('t.project', syntax_scheme='UD') }}
 ),
 
 with_pos_relation as (
@@ -94,7 +94,7 @@ id_index as (
         token_num,
         min(token_pos) as token_pos
     from tokens
-    where token_num is not null and project not like 'ud\_%' escape '\'
+    where token_num is not null and not {{ project_in('project', syntax_scheme='UD') }}
     group by sentence_uid, token_num
 ),
 
@@ -222,7 +222,7 @@ ud as (
         coalesce(relation, 'dep') as deprel_ud,
         'ud_native' as rule_branch
     from tokens
-    where project like 'ud\_%' escape '\'
+    where {{ project_in('project', syntax_scheme='UD') }}
 ),
 
 final as (

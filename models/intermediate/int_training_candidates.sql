@@ -11,7 +11,7 @@ units as (select * from {{ ref('int_units') }}),
 
 curated as (select * from {{ ref('int_curated_sentences') }}),
 
-priority as (select * from {{ ref('source_priority') }}),
+priority as (select * from {{ ref('projects') }}),
 
 native_tree as (select * from {{ ref('int_native_tree_tokens') }}),
 

@@ -46,7 +46,8 @@ classified as materialized (
         t.relation,
         case
             when t.is_artificial then 'elliptic'
-            when t.project not like 'ud\_%' escape '\' and regexp_full_match(t.form, '\[[0-9]+\]') then 'elliptic'
+            when not {{ project_in('t.project', format='conllu') }} and regexp_full_match(t.form, '\[[0-9]+\]')
+                then 'elliptic'
             -- SPEC §5.1: a piece absorbed into its split word (an elision mark too, though tagged
             -- as punctuation), a token left without a letter
             when not sw.is_survivor then 'split_piece'

@@ -9,7 +9,7 @@ published_tokens as not materialized (select * from {{ ref('int_published_tokens
 
 sentences as (select * from {{ ref('int_sentences') }}),
 
-priority as (select * from {{ ref('source_priority') }}),
+priority as (select * from {{ ref('projects') }}),
 
 non_ud_sentences as (
     select s.sentence_uid

@@ -2,9 +2,11 @@
 -- with the number of word tokens it applied to (per project), how they were resolved
 -- (`n_by_branch`) and the pre-merge UD relations they received (`n_by_relation`, with `n_dep`
 -- falling back to `dep`), plus one row per observed label missing from the seed (`is_mapped`
--- false: every such token fell back to `dep`). Grain: one row per relation label. The projects
--- counted (n_<project>) are those with AGDT-style native syntax in the seed source_priority.
-{%- set agdt_projects = var('projects') | selectattr('syntax_scheme', 'equalto', 'AGDT') | map(attribute='project') | list %}
+-- false: every such token fell back to `dep`). Grain: one row per relation label. A build-report
+-- table of the benchmark: the projects counted (n_<project>) are those with AGDT-style native
+-- syntax that the benchmark draws from (project registry: syntax_scheme, in_benchmark).
+{%- set keys = registry_keys(syntax_scheme='AGDT', in_benchmark='true') %}
+{%- set agdt_projects = keys.split(',') if keys else [] %}
 with
 
 relation_map as (

@@ -10,7 +10,7 @@
 --   v = (n + 5) // 10 when n >= 10 (10% rounded half up), v = 1 when 3 <= n <= 9, v = 0 when n < 3;
 --   r < v → validation, v <= r < 2v → test, else train.
 -- source_held_out: an author whose eligible rows have more than one chosen-parse `project` holds
---   out the second-largest project by rows (ties: source priority, sql/seeds/source_priority.csv).
+--   out the second-largest project by rows (ties: source priority, sql/seeds/projects.csv).
 --   Its m rows, ranked 1..m by split_hash, go to validation for rank <= m // 2, test otherwise; the
 --   other projects' rows are train unless the held-out project is in their provenance (`projects`),
 --   in which case they are excluded ('held_out_project_in_provenance').

@@ -8,7 +8,7 @@
 --   ud_tense_aspect_to_tag  UD PROIEL/PTNK tokens whose source Tense/Aspect pair is this row's
 --   feats_published_types   tokens whose published FEATS carry the feature
 --   tag_rules               tokens whose tag_rule is (or, combined with '+', includes) the rule
-{#- projects whose tag is derived from UPOS+FEATS (seed source_priority, tag_source) -#}
+{#- projects whose tag is derived from UPOS+FEATS (project registry, tag_source) -#}
 {%- set from_ud = "('" ~ (var('projects') | selectattr('tag_source', 'equalto', 'upos_feats') | map(attribute='project') | join("', '")) ~ "')" %}
 with
 

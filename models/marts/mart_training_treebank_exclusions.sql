@@ -47,22 +47,31 @@ fold_sentences as (
             *,
             project || '-' || regexp_extract(path, '-ud-(dev|test|train)\.conllu$', 1) as fold_name
         from sentences
-        where project like 'ud\_%' escape '\'
+        where {{ project_in('project', format='conllu') }}
     ) as f
     inner join protected_folds as p on f.fold_name = p.fold_name
     left join units as u on f.sentence_uid = u.sentence_uid
     left join curated as c on f.sentence_uid = c.sentence_uid
 ),
 
+perseus_folds as (
+    -- each resolved UD sentence with its fold's name (the UD project's key and the split)
+    select
+        o.*,
+        u.project || '-' || o.fold as fold_name
+    from perseus_overlap as o
+    inner join sentences as u on o.ud_sentence_uid = u.sentence_uid
+),
+
 perseus_hits as (
     select
         x.sentence_uid,
-        'ud_perseus-' || o.fold as fold_name,
+        o.fold_name,
         o.ud_sent_id as fold_sent_id
-    from perseus_overlap as o, unnest(o.candidate_sentence_uids) as x (sentence_uid)
+    from perseus_folds as o, unnest(o.candidate_sentence_uids) as x (sentence_uid)
     where
         {{ var('treebank_exclude_perseus_sources') }}
-        and 'ud_perseus-' || o.fold in (select p.fold_name from protected_folds as p)
+        and o.fold_name in (select p.fold_name from protected_folds as p)
 ),
 
 text_hits as (

@@ -21,7 +21,7 @@ published_tokens as (select * from {{ ref('int_published_tokens') }}),
 
 registry as (select * from {{ ref('int_works_registry') }}),
 
-priority as (select * from {{ ref('source_priority') }}),
+priority as (select * from {{ ref('projects') }}),
 
 source_keys as (
     select

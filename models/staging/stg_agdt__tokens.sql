@@ -1,3 +1,3 @@
 -- AGDT 2.1 tokens: one row per upstream token row, the raw columns renamed and typed (macro stg_tokens, sql/macros/staging.sql).
 {{ config(materialized='view') }}
-{{ stg_tokens('agdt', conllu=false) }}
+{{ stg_tokens('agdt') }}

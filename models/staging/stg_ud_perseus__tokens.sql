@@ -1,3 +1,3 @@
 -- UD Perseus tokens: one row per upstream token row, the raw columns renamed and typed (macro stg_tokens, sql/macros/staging.sql).
 {{ config(materialized='view') }}
-{{ stg_tokens('ud_perseus', conllu=true) }}
+{{ stg_tokens('ud_perseus') }}

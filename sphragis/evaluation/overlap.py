@@ -1,6 +1,6 @@
 """Overlap manifests: the training-exclusion list of the evaluation folds (SPEC §12, seed 001).
 
-Reads two warehouse marts (built by ``sphragis build``; see ``models/marts/_evaluation.yml``):
+Reads two warehouse marts (built by ``sphragis build``; see ``models/marts/evaluation/_evaluation.yml``):
 
 * ``mart_ud_perseus_agdt_overlap``: every UD Perseus dev/test sentence resolved to its AGDT
   source sentence by NFC form-sequence equality, punctuation included (seed 001 "Leakage
@@ -25,7 +25,7 @@ from typing import Any
 
 import duckdb
 
-from ..config import agdt_lineage, evaluation_folds
+from ..config import evaluation_folds, training_projects
 from ..files import write_json
 from ..queries import records, require_relations
 
@@ -35,9 +35,9 @@ __all__ = ["FOLDS", "MARTS", "PROJECTS", "format_summary", "manifest", "summary"
 #: seed ``sql/seeds/evaluation_folds.csv`` (:func:`sphragis.config.evaluation_folds`; which
 #: mart_eval_fold_overlap reads too).
 FOLDS: tuple[tuple[str, str, str], ...] = tuple((f["name"], f["fold_project"], f["fold"]) for f in evaluation_folds())
-#: Training-side projects of mart_eval_fold_overlap in source-priority order: the AGDT-lineage
-#: projects (:func:`sphragis.config.agdt_lineage`).
-PROJECTS: tuple[str, ...] = agdt_lineage()
+#: Training-side projects of mart_eval_fold_overlap in source-priority order: the projects seed
+#: 001's training treebank draws from (:func:`sphragis.config.training_projects`).
+PROJECTS: tuple[str, ...] = training_projects()
 #: Warehouse tables this module reads.
 MARTS: tuple[str, ...] = ("mart_ud_perseus_agdt_overlap", "mart_eval_fold_overlap", "mart_ud_perseus_resolution_counts",
                           "mart_ud_perseus_resolved_files", "mart_eval_fold_overlap_cells", "mart_eval_overlap_sources",

@@ -35,9 +35,9 @@ def _bytecode_cache() -> jinja2.BytecodeCache | None:
 
 
 def project_vars() -> dict:
-    """The defaults of ``var()``: :data:`DEFAULT_VARS`; ``projects``, the treebank projects of
-    the seed ``source_priority`` (:func:`sphragis.config.projects`: dicts with project, priority,
-    treebank_source, syntax_scheme, tag_source), highest SPEC §7 priority first; and
+    """The defaults of ``var()``: :data:`DEFAULT_VARS`; ``projects``, the project registry, the
+    seed ``projects`` (:func:`sphragis.config.projects`: one dict of strings per project with the
+    registry's columns, :data:`sphragis.config.PROJECT_COLUMNS`), highest SPEC §7 priority first; and
     ``edition_variants``, the rules of the seed ``edition_variants`` in order
     (:func:`sphragis.config.edition_variants`: dicts with pattern, replacement). dbt gets the same
     values from ``dbt_project.yml`` (``tests/test_dbt.py`` checks it)."""

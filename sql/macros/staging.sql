@@ -52,10 +52,12 @@ select * from renamed
 nullif(trim(list_extract(list_filter(comments, lambda c: c like '# {{ key }} =%'), -1)[length('# {{ key }} =') + 1:]), '')
 {%- endmacro %}
 
-{%- macro stg_tokens(project, conllu) -%}
-{#- One project's staged tokens. AGDT-style XML words (conllu false): @postag → postag, @relation →
-    relation, an empty value is NULL; everything else stays in attrs. CoNLL-U rows (conllu true):
-    `_` becomes NULL; multiword ranges and empty nodes are flagged, not dropped. -#}
+{%- macro stg_tokens(project) -%}
+{#- One project's staged tokens, by the format its registry row names (var('projects')).
+    AGDT-style XML words (agdt_xml): @postag → postag, @relation → relation, an empty value is
+    NULL; everything else stays in attrs. CoNLL-U rows (conllu): `_` becomes NULL; multiword ranges
+    and empty nodes are flagged, not dropped. -#}
+{%- set conllu = (var('projects') | selectattr('project', 'equalto', project) | first).format == 'conllu' %}
 {%- set empty = "'_'" if conllu else "''" %}
 with
 
@@ -97,7 +99,7 @@ select * from renamed
 
 {%- macro union_staged(entity) -%}
 {#- Every project's staging model for <entity> ('sentences' or 'tokens'), stacked by column name:
-    the projects of the seed source_priority (var `projects`), AGDT-scheme ones first,
+    the projects of the registry (seed projects, var `projects`), AGDT-scheme ones first,
     each group in priority order (a stable sort). -#}
 {%- for p in var('projects') | sort(attribute='syntax_scheme') %}
 {% if not loop.first %}union all by name

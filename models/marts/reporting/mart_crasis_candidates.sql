@@ -1,4 +1,4 @@
--- Which crasis word do the projects that write it whole (AGDT, UD Perseus, UD PROIEL, UD PTNK) write
+-- Which crasis word do the projects that write it whole (project registry: writes_crasis_whole) write
 -- for two hyphen pieces of the split projects (Gorman, Pedalion, ...: `τ-` + `ἐναντία`)? SPEC §5.1
 -- split words. Letters only (lowercase, no diacritics, final sigma as σ), the pieces give a
 -- consonant onset (the first piece's letters without its final vowels: `τ`, `κ`, `εγ`, none for `ὁ`) and
@@ -75,7 +75,7 @@ writers as (
         nfc_normalize(trim(form)) as surface
     from tokens
     where
-        project in ('agdt', 'ud_perseus', 'ud_proiel', 'ud_ptnk')
+        {{ project_in('project', writes_crasis_whole='true') }}
         and (is_syntactic_word or is_multiword)
         and not contains(form, '-')
         and regexp_matches(trim(form), '^\p{L}')

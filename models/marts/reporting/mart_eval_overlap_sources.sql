@@ -1,11 +1,11 @@
 -- Snapshot and commit of every project the overlap manifest involves (sphragis eval overlap,
--- SPEC §12): the training side (syntax_scheme 'AGDT' in the seed source_priority) and the
+-- SPEC §12): the training side (in_training_treebank in the project registry) and the
 -- evaluation-fold projects (seed evaluation_folds).
 with
 
 files as (select * from {{ ref('stg_raw__files') }}),
 
-priority as (select * from {{ ref('source_priority') }}),
+registry as (select * from {{ ref('projects') }}),
 
 folds as (select * from {{ ref('evaluation_folds') }}),
 
@@ -17,8 +17,8 @@ final as (
     from files
     where
         project in (
-            select priority.project from priority
-            where priority.syntax_scheme = 'AGDT'
+            select registry.project from registry
+            where registry.in_training_treebank
         )
         or project in (select folds.fold_project from folds)
 )

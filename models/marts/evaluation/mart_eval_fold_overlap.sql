@@ -1,5 +1,5 @@
--- Leakage control (SPEC §12, seed 001 "Leakage controls"): every sentence of a native-tree
--- project (AGDT, Gorman, Pedalion, Harrington) whose text equals a sentence of a UD evaluation
+-- Leakage control (SPEC §12, seed 001 "Leakage controls"): every sentence of a training-side
+-- project whose text equals a sentence of a UD evaluation
 -- fold (UD Perseus or UD PROIEL, dev and test). Grain: one row per (training-side sentence,
 -- evaluation-fold sentence) pair.
 --
@@ -11,7 +11,7 @@
 -- whether the full sequences, punctuation included, are equal too (the seed's strict test; the
 -- UD Perseus → AGDT resolution in mart_ud_perseus_agdt_overlap uses only those pairs).
 -- The evaluation folds are the rows of the seed evaluation_folds; the training side is every
--- project whose native syntax is AGDT-style (seed source_priority, syntax_scheme 'AGDT').
+-- project seed 001's training treebank draws from (project registry, in_training_treebank).
 with
 
 sentences as (select * from {{ ref('int_sentences') }}),
@@ -21,8 +21,8 @@ tokens as (select * from {{ ref('int_tokens') }}),
 evaluation_folds as (select * from {{ ref('evaluation_folds') }}),
 
 training_projects as (
-    select project from {{ ref('source_priority') }}
-    where syntax_scheme = 'AGDT'
+    select project from {{ ref('projects') }}
+    where in_training_treebank
 ),
 
 scoped_sentences as (

@@ -11,21 +11,32 @@
 --     ('ambiguous: N AGDT sentences match');
 --   * none does → unresolved ('no AGDT sentence with identical forms').
 -- The sent_id is only a hint: `hint_agrees` records whether it names the resolved sentence.
+-- The UD treebank and the native one it was converted from are the project registry's
+-- `converted_from` pairs (UD Perseus from AGDT).
 with
 
 sentences as (select * from {{ ref('int_sentences') }}),
 
 fold_overlap as (select * from {{ ref('mart_eval_fold_overlap') }}),
 
+conversions as (
+    select
+        project as ud_project,
+        converted_from as source_project
+    from {{ ref('projects') }}
+    where converted_from is not null
+),
+
 ud_sentences as (
     select
-        sentence_uid as ud_sentence_uid,
-        upstream_sentence_id as ud_sent_id,
-        regexp_extract(path, '-ud-(dev|test|train)\.conllu$', 1) as fold,
-        nullif(regexp_extract(upstream_sentence_id, '^(.*)@[^@]*$', 1), '') as hint_file_name,
-        nullif(regexp_extract(upstream_sentence_id, '@([^@]*)$', 1), '') as hint_sentence_id
-    from sentences
-    where project = 'ud_perseus'
+        s.sentence_uid as ud_sentence_uid,
+        s.upstream_sentence_id as ud_sent_id,
+        regexp_extract(s.path, '-ud-(dev|test|train)\.conllu$', 1) as fold,
+        nullif(regexp_extract(s.upstream_sentence_id, '^(.*)@[^@]*$', 1), '') as hint_file_name,
+        nullif(regexp_extract(s.upstream_sentence_id, '@([^@]*)$', 1), '') as hint_sentence_id,
+        c.source_project
+    from sentences as s
+    inner join conversions as c on s.project = c.ud_project
 ),
 
 agdt_sentences as (
@@ -33,9 +44,10 @@ agdt_sentences as (
         sentence_uid,
         path,
         file_name,
-        upstream_sentence_id
+        upstream_sentence_id,
+        project
     from sentences
-    where project = 'agdt'
+    where project in (select conversions.source_project from conversions)
 ),
 
 hinted as (
@@ -46,24 +58,25 @@ hinted as (
     from ud_sentences
     inner join agdt_sentences
         on
-            ud_sentences.hint_file_name = agdt_sentences.file_name
+            ud_sentences.source_project = agdt_sentences.project
+            and ud_sentences.hint_file_name = agdt_sentences.file_name
             and ud_sentences.hint_sentence_id = agdt_sentences.upstream_sentence_id
     group by ud_sentences.ud_sentence_uid
 ),
 
 candidates as (
     select
-        fold_sentence_uid as ud_sentence_uid,
-        list(sentence_uid order by sentence_uid) filter (where forms_identical) as candidate_sentence_uids,
-        count(*) filter (where not forms_identical) as n_punct_variant_candidates
-    from fold_overlap
-    where project = 'agdt' and fold_project = 'ud_perseus'
-    group by fold_sentence_uid
+        o.fold_sentence_uid as ud_sentence_uid,
+        list(o.sentence_uid order by o.sentence_uid) filter (where o.forms_identical) as candidate_sentence_uids,
+        count(*) filter (where not o.forms_identical) as n_punct_variant_candidates
+    from fold_overlap as o
+    inner join conversions as c on o.fold_project = c.ud_project and o.project = c.source_project
+    group by o.fold_sentence_uid
 ),
 
 resolved as (
     select
-        ud_sentences.*,
+        ud_sentences.* exclude (ud_sentences.source_project),
         hinted.hint_sentence_uid,
         coalesce(candidates.candidate_sentence_uids, []) as candidate_sentence_uids,
         coalesce(candidates.n_punct_variant_candidates, 0) as n_punct_variant_candidates,
