@@ -258,6 +258,7 @@ def context(out: Path) -> dict:
         "merges": report["merge_effects"],
         "recon": {**recon["summary"], "rows": recon_rows, "files": recon["missing_files"]},
         "licenses": report["license_rows"],
+        "inventory": report["warehouse_inventory"],
         "overlap": _overlap(report["passage_overlap"]),
     }
 

@@ -23,8 +23,21 @@ def _table(con: duckdb.DuckDBPyConnection, name: str, order_by: str = "all") -> 
     return _records(con, f"select * from {name} order by {order_by}")
 
 
+def _benchmark_table(con: duckdb.DuckDBPyConnection, name: str, order_by: str = "all") -> list[dict]:
+    """Rows of the per-project table ``name`` whose project the benchmark draws from (registry
+    ``in_benchmark``); a staged raw table (``stg_raw__*``) without its ``project`` column, in the
+    shape of the raw table it stages."""
+    keep = "* exclude (project)" if name.startswith("stg_raw__") else "*"
+    return _records(con, f"select {keep} from {name} where project in (select project from projects where in_benchmark) "
+                         f"order by {order_by}")
+
+
 def build_report(con: duckdb.DuckDBPyConnection) -> dict:
     """SPEC §6–§8 counts from ``mart_sentence_fates`` and the report marts.
+
+    The benchmark's build: every per-project figure is of the projects it draws from (registry
+    ``in_benchmark``); ``warehouse_inventory`` (``mart_project_inventory``) lists every project
+    the warehouse holds.
 
     Returns a dict with: ``pipeline`` (overall counts in the seed's terms: raw sentences, retained
     after curation, removed as duplicates, omitted for conflicts (rows and groups), eligible),
@@ -46,14 +59,15 @@ def build_report(con: duckdb.DuckDBPyConnection) -> dict:
         "per_author": {key: r for (scope, key), r in counts.items() if scope == "author"},
         "exclusions": exclusions,
         "excluded_documents": _table(con, "mart_excluded_documents"),
-        "ingest_rejects": _table(con, "ingest_rejects", "file_id, line"),
-        "tree_repairs": _table(con, "mart_tree_repairs"),
-        "tag_quality": _table(con, "mart_tag_quality"),
+        "ingest_rejects": _benchmark_table(con, "stg_raw__ingest_rejects", "file_id, line"),
+        "tree_repairs": _benchmark_table(con, "mart_tree_repairs"),
+        "tag_quality": _benchmark_table(con, "mart_tag_quality"),
         "relation_fallbacks": _table(con, "mart_relation_rules"),
         "source_held_out_track": _table(con, "mart_held_out_choices"),
         "work_held_out_track": _table(con, "mart_work_held_out_choices", "author"),
         "configurations": _table(con, "mart_config_summary"),
         "passage_overlap": passage_overlap(con),
+        "warehouse_inventory": _table(con, "mart_project_inventory", "priority"),
         **card_sections(con),
     }
 

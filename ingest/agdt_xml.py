@@ -38,7 +38,7 @@ def _is_word(tag) -> bool:
     return tag == "word" or (tag.__class__ is str and tag.endswith("}word"))
 
 
-def parse_agdt_xml(path: Path) -> ParsedFile:
+def parse_agdt_xml(path: Path, *, unpublished: frozenset[str] = frozenset()) -> ParsedFile:
     """Parse one AGDT-style treebank XML file (AGDT, Gorman, Pedalion, Harrington).
 
     Accepts the projects' variants: single or double quoted attributes, any extra attributes on
@@ -63,6 +63,8 @@ def parse_agdt_xml(path: Path) -> ParsedFile:
 
     Args:
         path: the XML file.
+        unpublished: word attributes no model publishes (a dialect's other annotated layer): a
+            control character in them is kept verbatim, not a reason to reject the sentence.
 
     Returns:
         ParsedFile. A syntax error does not raise: the sentences before it are kept, one reject
@@ -112,7 +114,7 @@ def parse_agdt_xml(path: Path) -> ParsedFile:
             else:
                 extra = []
             if may_hold_control and problem is None:
-                problem = _xml_control(el, words, n)
+                problem = _xml_control(el, words, n, unpublished)
             if n > MAX_TREE_DEPTH and problem is None:
                 problem = _xml_too_deep(words, n)
             if problem is not None:
@@ -205,9 +207,10 @@ def _xml_too_deep(words: XmlWords, n: int) -> tuple[int, str] | None:
     return line, f"line {line}: head chain deeper than {MAX_TREE_DEPTH:,} tokens"
 
 
-def _xml_control(sentence, words: XmlWords, n: int) -> tuple[int, str] | None:
+def _xml_control(sentence, words: XmlWords, n: int, unpublished: frozenset[str] = frozenset()) -> tuple[int, str] | None:
     """(line, reason) for the first control character (category Cc) in the attribute values of
-    ``sentence`` or of its last ``n`` words in ``words``; None if there is none."""
+    ``sentence`` or of its last ``n`` words in ``words`` (word attributes in ``unpublished`` left
+    out); None if there is none."""
     for k, v in sentence.attrib.items():
         if m := CONTROL.search(v):
             return sentence.sourceline, f"line {sentence.sourceline}: control character U+{ord(m.group()):04X} in sentence @{k}"
@@ -220,7 +223,7 @@ def _xml_control(sentence, words: XmlWords, n: int) -> tuple[int, str] | None:
     for line, n_attrs in zip(words.line[-n:], words.n_attrs[-n:]):
         start, end = end, end + n_attrs
         for k, v in zip(words.keys[start:end], words.values[start:end]):
-            if m := CONTROL.search(v):
+            if k not in unpublished and (m := CONTROL.search(v)):
                 return line, f"line {line}: control character U+{ord(m.group()):04X} in word @{k}"
     return None
 

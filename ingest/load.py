@@ -38,10 +38,14 @@ from sphragis.workers import exit_with_parent
 
 from .agdt_xml import parse_agdt_xml
 from .conllu_files import parse_conllu
+from .papygreek_xml import parse_papygreek_xml
 from .parsers import ParsedFile, XmlWords
+from .preamble import element_columns
 from .sources import SourceFile
 
-PARSERS: dict[str, Callable[[Path], ParsedFile]] = {"agdt_xml": parse_agdt_xml, "conllu": parse_conllu}
+#: The parser of each registry ``format`` (sql/seeds/projects.csv).
+PARSERS: dict[str, Callable[[Path], ParsedFile]] = {"agdt_xml": parse_agdt_xml, "papygreek_xml": parse_papygreek_xml,
+                                                    "conllu": parse_conllu}
 
 _MAP = pa.map_(pa.string(), pa.string())
 _SENTENCE_SCHEMA = pa.schema([
@@ -266,6 +270,15 @@ def parse_all(files: list[SourceFile], *, workers: int | None = None, progress=N
     return list(iter_parsed(files, workers=workers, progress=progress))
 
 
+def _elements_table(file_ids: list[int], preambles: list) -> pa.Table:
+    """``raw_file_elements`` rows of the files' preambles (:func:`sphragis.ingest.preamble.element_columns`)."""
+    cols = element_columns(list(zip(file_ids, preambles)))
+    cols["attrs"] = _map_array(cols["attrs"])
+    return pa.Table.from_pydict(cols, schema=pa.schema([
+        ("file_id", pa.int32()), ("element_pos", pa.int32()), ("parent_pos", pa.int32()), ("depth", pa.int32()),
+        ("tag", pa.string()), ("namespace", pa.string()), ("attrs", _MAP), ("text", pa.string()), ("tail", pa.string())]))
+
+
 class AccountError(ValueError):
     """A file's sentences counted by a plain scan differ from those ingested plus rejected."""
 
@@ -379,6 +392,7 @@ def load(con: duckdb.DuckDBPyConnection, files: list[SourceFile], parsed: Iterab
         ("file_id", pa.int32()), ("path", pa.string()), ("line", pa.int32()), ("sentence_pos", pa.int32()),
         ("upstream_sentence_id", pa.string()), ("reason", pa.string())]))
     insert("raw_files", files_tbl)
+    insert("raw_file_elements", _elements_table(file_rows["file_id"], file_rows["preamble"]))
     insert("ingest_rejects", rejects_tbl)
     con.register("ingest_files_in", files_tbl)
     con.register("ingest_rejects_in", rejects_tbl)

@@ -36,28 +36,37 @@ class SourceFile:
     path: str
 
 
-def discover(snapshot_roots: dict[str, Path], snapshots: Iterable[dict]) -> list[SourceFile]:
-    """List the treebank files of every snapshot, sorted by (snapshot name, path).
+def discover(snapshot_roots: dict[str, Path], snapshots: Iterable[dict], kind: str = "treebank_files") -> list[SourceFile]:
+    """List the treebank files (or, with ``kind="metadata_files"``, the metadata files: upstream
+    files that describe the treebank files, such as a site's configuration) of every snapshot,
+    sorted by (snapshot name, path), the snapshots of the projects the benchmark draws from first
+    (pin ``in_benchmark``, :func:`sphragis.config.snapshots`): the ingest numbers files and
+    sentences in this order, so a project joining the warehouse outside the benchmark changes no
+    id the benchmark's rows carry (``source_records.sentence_uid``).
 
     Args:
         snapshot_roots: snapshot name → folder holding the unpacked upstream tree.
-        snapshots: pin-list entries (``treebank_files`` and ``exclude`` globs, relative paths).
+        snapshots: pin-list entries (``kind`` and ``exclude`` globs, relative paths; a snapshot
+            without ``metadata_files`` has none).
+        kind: the pin-list key of the globs, ``treebank_files`` or ``metadata_files``.
 
     Raises:
         FileNotFoundError: a snapshot folder is missing, or its globs match no file (names both).
     """
     out: list[SourceFile] = []
-    for snap in sorted(snapshots, key=lambda s: s["name"]):
+    for snap in sorted(snapshots, key=lambda s: (s.get("in_benchmark", "true") != "true", s["name"])):
+        if kind not in snap and kind != "treebank_files":
+            continue
         root = snapshot_roots.get(snap["name"])
         if root is None or not root.is_dir():
             raise FileNotFoundError(f"snapshot {snap['name']!r} is not unpacked at {root}; run `sphragis fetch`")
         found: set[str] = set()
-        for pattern in snap["treebank_files"]:
+        for pattern in snap[kind]:
             for p in root.glob(pattern):
                 if p.is_file():
                     found.add(p.relative_to(root).as_posix())
         found = {f for f in found if not any(fnmatch.fnmatch(f, ex) for ex in snap.get("exclude", []))}
         if not found:
-            raise FileNotFoundError(f"snapshot {snap['name']!r}: no file under {root} matches {snap['treebank_files']}")
+            raise FileNotFoundError(f"snapshot {snap['name']!r}: no file under {root} matches {snap[kind]}")
         out.extend(SourceFile(snap, root / f, escape_bad_bytes(f)) for f in sorted(found))
     return out

@@ -116,6 +116,7 @@ def ingest_into(con: duckdb.DuckDBPyConnection, settings: config.Settings, out: 
     """Discover, parse (in parallel) and load every treebank file into the raw tables."""
     from .ingest import load as ingest_load
     from .ingest import sources as ingest_sources
+    from .ingest.metadata_files import load_metadata_files
 
     t0 = time.perf_counter()
     files = ingest_sources.discover(snapshot_roots(settings), config.snapshots())
@@ -135,6 +136,7 @@ def ingest_into(con: duckdb.DuckDBPyConnection, settings: config.Settings, out: 
                                          spill_to=Path(spill_to))
         # The workers spill Parquet while they parse; the loader inserts it all once parsing ends.
         summary.ingest = ingest_load.load(con, files, stream(parsed), spill_to=Path(spill_to))
+    load_metadata_files(con, ingest_sources.discover(snapshot_roots(settings), config.snapshots(), "metadata_files"))
     summary.rejects = con.execute(
         "select path, line, reason from ingest_rejects order by file_id, line nulls first limit 20").fetchall()
     t1 = time.perf_counter()
@@ -426,8 +428,10 @@ def dry_run(settings: config.Settings | None = None, *, reingest: bool = True, s
 
 
 def _discover(settings: config.Settings):
+    """Every source file a build reads: the treebank files, then the metadata files."""
     from .ingest import sources as ingest_sources  # not .load: no Arrow/NumPy import to check the sources
 
-    return ingest_sources.discover(snapshot_roots(settings), config.snapshots())
+    roots, pins = snapshot_roots(settings), config.snapshots()
+    return ingest_sources.discover(roots, pins) + ingest_sources.discover(roots, pins, "metadata_files")
 
 

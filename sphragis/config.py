@@ -124,6 +124,13 @@ OVERLAP_VARS: dict[str, object] = {
     "overlap_drop_train_twins": True,
 }
 
+#: Share of a file's distinct sentence dedup keys (SPEC §7) that files of its project ranked above it
+#: must hold for the file to be a duplicate of theirs (int_duplicate_files; build variable
+#: ``duplicate_file_min_share``): on the real sources UNESP Trees' duplicates hold 0.96-1.0 of their
+#: keys, while distinct files share at most 0.77 (Pedalion's chilia-sentences.xml within its
+#: example-sentences.xml; PapyGreek's letters share formulae, at most 0.75).
+DUPLICATE_FILE_MIN_SHARE = 0.8
+
 #: Split profiles of the main track (build variable ``split_profile``, ``sphragis build
 #: --split-profile``, ``SPHRAGIS_SPLIT_PROFILE``): ``seed000`` keeps seed 000's split exactly and
 #: reports what straddles; ``grouped`` assigns each overlap group to one split (SPEC §7.1).
@@ -146,6 +153,7 @@ BUILD_VARS: dict[str, object] = {
     "default_registry_profile": DEFAULT_REGISTRY_PROFILE,
     **OVERLAP_VARS,
     "split_profile": DEFAULT_SPLIT_PROFILE,
+    "duplicate_file_min_share": DUPLICATE_FILE_MIN_SHARE,
     **TRAINING_TREEBANK_VARS,
 }
 
@@ -207,20 +215,20 @@ def settings() -> Settings:
 @cache
 def snapshots() -> tuple[dict, ...]:
     """The checked-in pin list (``sphragis/sources.json``), one dict per snapshot (SPEC §1), each
-    with its project's ``format`` from the project registry (:func:`projects`: the parser ingest
-    runs on its files).
+    with its project's ``format`` and ``in_benchmark`` from the project registry (:func:`projects`:
+    the parser ingest runs on its files; the benchmark's snapshots are numbered first).
 
     Raises:
         ValueError: a pin names a project the registry does not hold (names both files).
     """
     note_read(SOURCES_FILE)  # an input of the steps that read it (sphragis.state)
-    formats = {p["project"]: p["format"] for p in projects()}
+    registry = {p["project"]: p for p in projects()}
     pins = json.loads(SOURCES_FILE.read_text(encoding="utf-8"))["snapshots"]
     for pin in pins:
-        if pin["project"] not in formats:
+        if pin["project"] not in registry:
             raise ValueError(f"{SOURCES_FILE}: snapshot {pin['name']!r} names project {pin['project']!r}, which "
                              f"{SEEDS_DIR / 'projects.csv'} does not register")
-    return tuple({**pin, "format": formats[pin["project"]]} for pin in pins)
+    return tuple({**pin, **{k: registry[pin["project"]][k] for k in ("format", "in_benchmark")}} for pin in pins)
 
 
 def read_seed(name: str, columns: tuple[str, ...], seeds_dir: Path = SEEDS_DIR) -> list[dict[str, str]]:
@@ -268,8 +276,10 @@ def seed_values(name: str, column: str, seeds_dir: Path = SEEDS_DIR) -> tuple[st
 #: The columns of the project registry ``sql/seeds/projects.csv`` (SPEC §1.1), in file order; each
 #: is described in ``models/_seeds.yml``.
 PROJECT_COLUMNS = ("project", "priority", "treebank_source", "format", "syntax_scheme", "tag_source",
-                   "published_layer", "document_key_rule", "passage_rule", "urn_rule", "converted_from",
-                   "writes_crasis_whole", "in_benchmark", "in_training_treebank", "authorship_rule", "attribution")
+                   "published_layer", "document_key_rule", "passage_rule", "urn_rule", "trismegistos_rule",
+                   "converted_from",
+                   "writes_crasis_whole", "in_benchmark", "in_training_treebank", "file_metadata", "duplicate_files",
+                   "authorship_rule", "attribution")
 
 
 @cache
@@ -281,17 +291,42 @@ def projects() -> tuple[dict[str, str], ...]:
     name), ``format`` (the parser and staging dialect: ``agdt_xml``, ``papygreek_xml``, ``conllu``),
     ``syntax_scheme`` (``UD`` or ``AGDT``), ``tag_source`` (SPEC §3: ``postag``, ``xpos``,
     ``upos_feats``), ``published_layer`` (of a two-layer format, the layer published), the named
-    rules ``document_key_rule``, ``passage_rule`` and ``urn_rule`` (each implemented once, in
-    ``sql/macros/registry.sql``), ``converted_from`` (the project whose trees this one's UD trees
+    rules ``document_key_rule``, ``passage_rule``, ``urn_rule`` and ``trismegistos_rule`` (each
+    implemented once, in ``sql/macros/registry.sql``), ``converted_from`` (the project whose trees this one's UD trees
     were converted from), the flags ``writes_crasis_whole``, ``in_benchmark`` (the Sphragis
     benchmark draws from it) and ``in_training_treebank`` (seed 001's training treebank draws from
-    it) as ``true``/``false``, ``authorship_rule`` and ``attribution`` (the credit line of
+    it) as ``true``/``false``, ``file_metadata`` (the shape of the snapshot's metadata file, or
+    ``none``), ``duplicate_files`` (whether a file duplicating another of the project is
+    ``excluded`` or ``kept``), ``authorship_rule`` and ``attribution`` (the credit line of
     LICENSES.md). Every value is described in ``models/_seeds.yml``.
 
     Raises:
         ValueError: a malformed seed (file and line named) or a non-integer priority.
     """
     return tuple(_seed_in_order("projects", PROJECT_COLUMNS, "priority"))
+
+
+@cache
+def layer_attributes() -> tuple[dict[str, str], ...]:
+    """The annotated layers of the multi-layer formats, from the seed ``sql/seeds/layer_attributes.csv``
+    (the one home of those attribute names: the dialect parsers check them, the staging macros
+    read them as ``var('layer_attributes')``): dicts with ``format``, ``layer``, ``field`` (form,
+    lemma, postag, relation, head) and ``attribute`` (the word attribute that holds it), in file order.
+
+    Raises:
+        ValueError: a malformed seed (file and line named).
+    """
+    return tuple(read_seed("layer_attributes", ("format", "layer", "field", "attribute")))
+
+
+def format_layers(fmt: str) -> dict[str, dict[str, str]]:
+    """Layer → {field: attribute} of the format ``fmt`` (:func:`layer_attributes`), in seed order;
+    empty for a one-layer format."""
+    out: dict[str, dict[str, str]] = {}
+    for a in layer_attributes():
+        if a["format"] == fmt:
+            out.setdefault(a["layer"], {})[a["field"]] = a["attribute"]
+    return out
 
 
 def registry_projects(**conditions: str) -> tuple[str, ...]:

@@ -316,7 +316,8 @@ def verify_sources(roots: Mapping[str, Path], files: Iterable[Any], digests: Map
 
     Args:
         roots: snapshot name → unpacked folder.
-        files: the treebank files the build reads (:class:`sphragis.ingest.sources.SourceFile`).
+        files: the treebank and metadata files the build reads
+            (:class:`sphragis.ingest.sources.SourceFile`).
         digests: ``str(abspath)`` → sha256 of each of ``files`` as it is now (the build's
             :func:`sphragis.build.source_digests`: hashed only when size, mtime... changed).
 
@@ -358,7 +359,8 @@ def verify_sources(roots: Mapping[str, Path], files: Iterable[Any], digests: Map
                                 f"{record[rel][:12]}…); {way_out} to restore the pinned file")
         snap = snap_files[0].snapshot
         for rel in sorted(set(record) - seen):
-            read = any(fnmatch.fnmatch(rel, g) for g in snap["treebank_files"]) and not any(
+            globs = [*snap["treebank_files"], *snap.get("metadata_files", [])]
+            read = any(fnmatch.fnmatch(rel, g) for g in globs) and not any(
                 fnmatch.fnmatch(rel, ex) for ex in snap.get("exclude", []))
             if read and not (root / rel).exists():
                 problems.append(f"{root / rel}: pinned file missing since fetch; {way_out}")

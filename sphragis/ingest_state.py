@@ -96,7 +96,8 @@ def ingest_reads() -> dict:
     """What an ingest reads besides the source files, as a :func:`sphragis.state.reads` document:
     ``modules``, the import closure (:func:`sphragis.state.module_closure`) of every module of the
     ingest package; ``files``, the raw tables' DDL ``sql/ddl/raw.sql``, the named queries that code
-    runs, the pin list and the project registry (each pin's ``format`` names its parser);
+    runs, the pin list, the project registry (each pin's ``format`` names its parser) and the
+    seed ``layer_attributes`` (the attributes a multi-layer dialect parser checks);
     ``variables``, the depth limit ``config.MAX_TREE_DEPTH`` (the parser's
     rejection limit); ``libraries``, the versions of the libraries that code imports (lxml, pyarrow, …)."""
     spec = importlib.util.find_spec(INGEST_PACKAGE)
@@ -104,7 +105,7 @@ def ingest_reads() -> dict:
              *(f"{INGEST_PACKAGE}.{m.name}" for m in pkgutil.iter_modules(spec.submodule_search_locations)))
     modules = state.module_closure(roots)
     files = [config.SQL_DIR / "ddl" / "raw.sql", *_queries_called(modules), config.SOURCES_FILE,
-             config.SEEDS_DIR / "projects.csv"]
+             config.SEEDS_DIR / "projects.csv", config.SEEDS_DIR / "layer_attributes.csv"]
     return {"modules": modules, "files": [str(f) for f in files], "tables": [],
             "variables": {"max_tree_depth": config.MAX_TREE_DEPTH}, "libraries": state.libraries_of(roots)}
 
@@ -128,7 +129,7 @@ def ingest_fingerprint(files, cache: Path | None = None, *, trust_cache: bool = 
     return h.hexdigest()
 
 
-RAW_TABLES = ("raw_files", "raw_sentences", "raw_tokens", "ingest_rejects")
+RAW_TABLES = ("raw_files", "raw_sentences", "raw_tokens", "raw_file_elements", "raw_metadata_files", "ingest_rejects")
 
 
 def source_fingerprints(con: duckdb.DuckDBPyConnection, raw_fingerprint: str | None) -> dict[str, str]:

@@ -39,11 +39,18 @@ FIXTURE_LAYOUT = {
     "ud-perseus_grc_perseus-ud-test.conllu": ("ud-perseus", "grc_perseus-ud-test.conllu"),
     "ud-proiel_grc_proiel-ud-dev.conllu": ("ud-proiel", "grc_proiel-ud-dev.conllu"),
     "ud-ptnk_grc_ptnk-ud-train.conllu": ("ud-ptnk", "grc_ptnk-ud-train.conllu"),
+    "papygreek_o.claud.1.169.xml": ("papygreek", "documentary/o.claud/o.claud.1.169.xml"),
+    "unesp_hdt.1.30.1-1.30.5.xml": ("unesp", "public/xml/hdt.1.30.1-1.30.5.xml"),
+    "unesp_Hdt.1.30.1-1.30.5 (treebk).xml": ("unesp", "public/xml/Hdt.1.30.1-1.30.5 (treebk).xml"),
+    "unesp_config.json": ("unesp", "src/config.json"),
 }
+#: The fixture files that are metadata files, not treebank files (pin-list ``metadata_files``).
+FIXTURE_METADATA = ("unesp_config.json",)
 #: Early models only: ingest + staging + int_sentences/int_tokens run on the tiny sources.
 SELECT = ["int_tokens"]
-#: Sentences and tokens in the fixture cuts (3+2+2+2+2 XML sentences, 3+3+3 CoNLL-U sentences).
-FIXTURE_SENTENCES = 20
+#: Sentences in the fixture cuts (3+2+2+2+2 XML sentences of the benchmark's projects, 3+3+3
+#: CoNLL-U sentences; PapyGreek's 3 and UNESP's 2+2, a file and its byte-identical copy).
+FIXTURE_SENTENCES = 27
 
 HOLD_SCRIPT = """
 import pathlib, sys, time

@@ -150,7 +150,7 @@ def test_every_named_rule_of_the_registry_has_its_branch():
     # unknown one would stop the build (error()), this says which before a build
     macros = (config.MACROS_DIR / "registry.sql").read_text(encoding="utf-8")
     for column, macro in (("document_key_rule", "document_key"), ("passage_rule", "passage"),
-                          ("urn_rule", "document_urn")):
+                          ("urn_rule", "document_urn"), ("trismegistos_rule", "trismegistos_id")):
         body = macros[macros.index(f"macro {macro}("):]
         body = body[:body.index("endmacro")]
         branches = set(re.findall(r"when '([a-z_]+)'\s+then", body))

@@ -4,7 +4,9 @@
 -- elliptic, not a CoNLL-U multiword range, and not a hyphen piece: no hyphen at its edges, and not
 -- the partner of one (the token before does not end with `-`, the token after does not start with
 -- `-`). Read by int_split_words (is the pieces' concatenation a word the sources write?) and by
--- mart_lexicon_check. Grain: one row per (project, form_key).
+-- mart_lexicon_check. The projects are those the benchmark draws from (registry in_benchmark):
+-- the benchmark's published forms do not change when another project joins the warehouse.
+-- Grain: one row per (project, form_key).
 with
 
 tokens as (
@@ -15,7 +17,7 @@ tokens as (
         trim(form) as form,
         is_artificial
     from {{ ref('int_tokens') }}
-    where is_syntactic_word
+    where is_syntactic_word and {{ project_in('project', in_benchmark='true') }}
 ),
 
 neighbours as (

@@ -2,8 +2,10 @@
 -- of pairs with identical published `text`, and on aligned tokens the share agreeing on form,
 -- lemma, UPOS, FEATS (whole string), each published FEATS feature (absent = absent counts as
 -- agreement), HEAD and DEPREL; over the pairs whose two records are both retained by curation
--- (`scope` = 'retained') and over all pairs (`scope` = 'all'). Grain: one row per
--- (scope, project_pair, field); project_pair 'all' sums the pairs.
+-- (`scope` = 'retained'), over all pairs (`scope` = 'all') and over the pairs whose two records
+-- belong to the same document (`scope` = 'same_document': the same papyrus annotated by two
+-- projects, PapyGreek and Pedalion's papyri). Grain: one row per (scope, project_pair, field);
+-- project_pair 'all' sums the pairs.
 with
 
 pairs as (select * from {{ ref('mart_cross_project_pairs') }}),
@@ -13,7 +15,7 @@ token_pairs as (select * from {{ ref('mart_cross_project_token_pairs') }}),
 feature_types as (select feature from {{ ref('feats_published_types') }}),
 
 scopes as (
-    select s.scope from (values ('all'), ('retained')) as s (scope)
+    select s.scope from (values ('all'), ('retained'), ('same_document')) as s (scope)
 ),
 
 text_rows as (
@@ -23,7 +25,7 @@ text_rows as (
         'text' as field,
         p.text_identical as agrees
     from pairs as p
-    inner join scopes as s on s.scope = 'all' or p.both_retained
+    inner join scopes as s on {{ in_agreement_scope('s', 'p') }}
 ),
 
 field_rows as (
@@ -40,7 +42,7 @@ field_rows as (
             when 'deprel' then (t.deprel_a is not distinct from t.deprel_b)
         end as agrees
     from token_pairs as t
-    inner join scopes as s on s.scope = 'all' or t.both_retained
+    inner join scopes as s on {{ in_agreement_scope('s', 't') }}
     cross join (values ('form'), ('lemma'), ('upos'), ('feats'), ('head'), ('deprel')) as f (field)
 ),
 
@@ -51,7 +53,7 @@ feature_rows as (
         'feats:' || ft.feature as field,
         (t.feats_map_a[ft.feature] is not distinct from t.feats_map_b[ft.feature]) as agrees
     from token_pairs as t
-    inner join scopes as s on s.scope = 'all' or t.both_retained
+    inner join scopes as s on {{ in_agreement_scope('s', 't') }}
     cross join feature_types as ft
 ),
 

@@ -4,12 +4,17 @@
 -- still differ when every other dimension is neutralized; the letters are equal by construction
 -- of the dedup key). Pairs whose token counts are equal are aligned position by position
 -- (`is_aligned`); their per-token agreement is in mart_cross_project_token_pairs.
+-- `trismegistos_id` is the document both records belong to by their projects' registry
+-- trismegistos_rule (int_sentence_documents), when it is one: the same papyrus annotated by two
+-- projects (`same_document`), not a formula two documents share.
 -- Grain: one row per (sentence_uid_a, sentence_uid_b), project_a < project_b.
 with
 
 units as (select * from {{ ref('int_units') }}),
 
 curated as (select * from {{ ref('int_curated_sentences') }}),
+
+documents as (select * from {{ ref('int_sentence_documents') }}),
 
 records as (
     select
@@ -18,10 +23,13 @@ records as (
         u.dedup_key,
         u.text,
         u.n_tokens,
-        c.is_retained
+        c.is_retained,
+        d.trismegistos_id
     from units as u
     inner join curated as c on u.sentence_uid = c.sentence_uid
-    where u.dedup_key <> ''
+    left join documents as d on u.sentence_uid = d.sentence_uid
+    -- a file duplicating another of its project counts once (int_duplicate_files)
+    where u.dedup_key <> '' and c.decision is distinct from 'duplicate_file'
 ),
 
 pairs as (
@@ -37,6 +45,8 @@ pairs as (
         a.n_tokens as n_tokens_a,
         b.n_tokens as n_tokens_b,
         coalesce(a.is_retained and b.is_retained, false) as both_retained,
+        case when a.trismegistos_id = b.trismegistos_id then a.trismegistos_id end as trismegistos_id,
+        coalesce(a.trismegistos_id = b.trismegistos_id, false) as same_document,
         a.text = b.text as text_identical,
         a.n_tokens = b.n_tokens as is_aligned
     from records as a

@@ -69,6 +69,7 @@ final as (
         p.sentence_uid_a,
         p.sentence_uid_b,
         p.both_retained,
+        p.same_document,
         p.text_identical,
         a.i,
         a.form as form_a,

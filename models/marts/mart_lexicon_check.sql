@@ -1,7 +1,8 @@
 -- The lexicon check (SPEC §5.1, issue 30): published forms that occur nowhere in the sources as an
 -- unsplit word of any project (int_source_lexicon, keyed as a published form is spelled), with how
 -- often and where they are published. A measurement, not a rule: the list a reviewer reads to find
--- the next class of non-words (glued pieces, stray marks, keraia read as breathings). Grain: one row
+-- the next class of non-words (glued pieces, stray marks, keraia read as breathings). The forms of
+-- the projects the benchmark draws from (registry in_benchmark), as the lexicon. Grain: one row
 -- per published form.
 with
 
@@ -18,6 +19,7 @@ sentences as (
         sentence_uid,
         project
     from {{ ref('int_sentences') }}
+    where {{ project_in('project', in_benchmark='true') }}
 ),
 
 lexicon as (

@@ -1,6 +1,7 @@
 -- What happened to every upstream sentence (SPEC §2, §6, §7): one row per raw sentence plus one
--- per sentence rejected at ingest, with the stage that removed it or 'eligible'. The build
--- report's counts are aggregates of this table.
+-- per sentence rejected at ingest, with the stage that removed it or 'eligible'; a sentence of a
+-- project the benchmark does not draw from (registry in_benchmark) is 'outside_benchmark'. The
+-- build report's counts are aggregates of this table (mart_fate_counts, the benchmark's projects).
 with
 
 sentences as (select * from {{ ref('int_sentences') }}),
@@ -28,6 +29,7 @@ ingested as (
         u.dedup_key,
         case
             when u.sentence_uid is null then 'no_published_tokens'
+            when not c.in_benchmark then 'outside_benchmark'
             when not c.is_retained then 'excluded_' || c.decision
             when g.status = 'author_conflict' then 'author_conflict'
             when g.status = 'empty_key' then 'empty_dedup_key'

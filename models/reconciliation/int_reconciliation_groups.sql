@@ -46,6 +46,7 @@ records as (
     inner join registry as r on s.project = r.project and s.document_key = r.document_key
     inner join priority as p on s.project = p.project
     inner join source_keys as k on u.sentence_uid = k.sentence_uid
+    where p.in_benchmark
 ),
 
 scenarios as (

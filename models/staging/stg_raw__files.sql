@@ -21,7 +21,8 @@ renamed as (
         bytes,
         n_sentences_expected,
         n_sentences_ingested,
-        n_tokens_ingested
+        n_tokens_ingested,
+        root_attrs['{http://www.w3.org/XML/1998/namespace}lang'] as language
     from files
 )
 

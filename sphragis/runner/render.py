@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import jinja2
 
-from ..config import MACROS_DIR, edition_variants, projects
+from ..config import MACROS_DIR, edition_variants, layer_attributes, projects
 from .base import DEFAULT_VARS, ModelError
 
 if TYPE_CHECKING:
@@ -39,10 +39,13 @@ def project_vars() -> dict:
     seed ``projects`` (:func:`sphragis.config.projects`: one dict of strings per project with the
     registry's columns, :data:`sphragis.config.PROJECT_COLUMNS`), highest SPEC §7 priority first; and
     ``edition_variants``, the rules of the seed ``edition_variants`` in order
-    (:func:`sphragis.config.edition_variants`: dicts with pattern, replacement). dbt gets the same
-    values from ``dbt_project.yml`` (``tests/test_dbt.py`` checks it)."""
+    (:func:`sphragis.config.edition_variants`: dicts with pattern, replacement); and
+    ``layer_attributes``, the seed ``layer_attributes`` (:func:`sphragis.config.layer_attributes`:
+    the word attributes of each layer of a multi-layer format). dbt gets the same values from
+    ``dbt_project.yml`` (``make dbt-vars``; ``tests/test_dbt.py`` checks it)."""
     return {**DEFAULT_VARS, "projects": [dict(p) for p in projects()],
-            "edition_variants": [dict(v) for v in edition_variants()]}
+            "edition_variants": [dict(v) for v in edition_variants()],
+            "layer_attributes": [dict(a) for a in layer_attributes()]}
 
 
 class Renderer:

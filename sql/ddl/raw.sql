@@ -4,20 +4,20 @@
 create or replace table raw_files (
     file_id integer primary key,          -- 1.. in (snapshot, path) order
     snapshot varchar not null,            -- pin-list snapshot name (sphragis/sources.json)
-    project varchar not null,             -- agdt | ud_perseus | ud_proiel | ud_ptnk | gorman | pedalion | harrington
+    project varchar not null,             -- project key (the registry sql/seeds/projects.csv)
     treebank_source varchar not null,     -- 'AGDT 2.1', 'UD Perseus', ...
     commit varchar not null,              -- full upstream commit of the snapshot
     upstream varchar not null,            -- upstream repository URL
     license varchar not null,
     path varchar not null,                -- path inside the upstream repository
-    format varchar not null,              -- agdt_xml | conllu
+    format varchar not null,              -- the parser: the project's format in the registry
     sha256 varchar not null,              -- of the file bytes
     bytes bigint not null,
     n_sentences_expected integer not null, -- sentences counted apart from the parser; = ingested + sentence rejects (checked)
     n_sentences_ingested integer not null,
     n_tokens_ingested integer not null,
     root_attrs map (varchar, varchar),    -- XML: attributes of the root element, verbatim
-    preamble varchar[]                    -- XML: serialized non-sentence children of the root (header, annotators)
+    preamble varchar[]                    -- XML: serialized non-sentence children of the root (header, annotators); as rows: raw_file_elements
 );
 
 create or replace table raw_sentences (
@@ -49,6 +49,27 @@ create or replace table raw_tokens (
     deps varchar,                         -- CoNLL-U only
     misc varchar,                         -- CoNLL-U only
     attrs map (varchar, varchar)          -- XML: every word attribute verbatim (artificial, cite, ref, sem, gloss...)
+);
+
+create or replace table raw_file_elements (
+    file_id integer not null,
+    element_pos integer not null,         -- 1-based, document order over the preamble and its descendants
+    parent_pos integer,                   -- the enclosing element's element_pos; NULL for a child of the root
+    depth integer not null,               -- 1 for a child of the root
+    tag varchar not null,                 -- local name; '#comment', '#pi', '#entity' for other nodes
+    namespace varchar,                    -- namespace URI of the tag, NULL for none
+    attrs map (varchar, varchar),         -- every attribute verbatim, in document order ({uri}name if namespaced)
+    text varchar,                         -- the element's text before its first child, verbatim
+    tail varchar                          -- the text after the element, inside its parent, verbatim
+);
+
+create or replace table raw_metadata_files (
+    snapshot varchar not null,            -- pin-list snapshot name
+    project varchar not null,
+    path varchar not null,                -- path inside the upstream repository (pin key `metadata_files`)
+    sha256 varchar not null,              -- of the file bytes
+    bytes bigint not null,
+    content varchar not null              -- the file's text, verbatim (UTF-8; an undecodable byte written \xNN)
 );
 
 create or replace table ingest_rejects (

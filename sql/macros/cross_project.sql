@@ -8,3 +8,11 @@ regexp_replace(nfd({{ col }}), '[^\p{L}\x{0300}\x{0301}\x{0342}]', '', 'g') as a
 replace(regexp_replace(nfd({{ col }}), '[^\p{L}\x{0300}\x{0301}\x{0342}]', '', 'g'), chr(768), chr(769)) as graveless_{{ suffix }},
 regexp_replace(nfd({{ col }}), '[^\p{L}\x{0313}\x{0314}\x{0308}\x{0345}]', '', 'g') as other_marks_{{ suffix }}
 {%- endmacro %}
+
+{%- macro in_agreement_scope(s, x) -%}
+{#- Whether pair (or token pair) `x` counts in the agreement scope `s`.scope of
+    mart_cross_project_agreement: all pairs, pairs of two retained records, pairs of records of one
+    document (same Trismegistos number). -#}
+{{ s }}.scope = 'all' or ({{ s }}.scope = 'retained' and {{ x }}.both_retained)
+or ({{ s }}.scope = 'same_document' and {{ x }}.same_document)
+{%- endmacro %}

@@ -59,15 +59,18 @@ case {{ rule }}
 end
 {%- endmacro %}
 
-{%- macro passage(rule, s, first_cite) -%}
+{%- macro passage(rule, s, first_cite, lines) -%}
 {#- The passage of staged sentence `s` (SPEC §2) under registry rule `rule` (column passage_rule):
       subdoc            the sentence's @subdoc
       first_token_cite  the first token's citation (`first_cite`: CoNLL-U MISC `Ref=`, XML @cite)
       sent_id_verse     chapter:verse from the `# sent_id` (Septuagint-Genesis-31:1-grc → 31:1)
+      line_range        the lines of the document its words stand on (`lines`: their first and
+                        last @line_n, a papyrus's line numbers: '3', '3-5')
       none              no passage -#}
 case {{ rule }}
     when 'subdoc' then {{ s }}.subdoc
     when 'first_token_cite' then nullif({{ first_cite }}, '')
+    when 'line_range' then {{ lines }}
     when 'sent_id_verse' then nullif(regexp_extract({{ s }}.upstream_sentence_id, '-(\d+:\d+(?:-\d+)?)-', 1), '')
     when 'none' then null
     else {{ unknown_rule('passage_rule', rule) }}
@@ -96,5 +99,19 @@ case {{ rule }}
         then 'urn:cts:greekLit:' || regexp_extract({{ s }}.document_id, '^(tlg\d+\.tlg\d+\.[a-z]+-grc\d+)', 1)
     when 'none' then null
     else {{ unknown_rule('urn_rule', rule) }}
+end
+{%- endmacro %}
+
+{%- macro trismegistos_id(rule, s, documentary_tm) -%}
+{#- The Trismegistos (TM) number of the document of sentence `s` (an int_sentences row), as text,
+    under registry rule `rule` (column trismegistos_rule):
+      document_meta         the documentary registry's tm_id (`documentary_tm`, int_documentary_documents)
+      numeric_document_id   the sentence's @document_id when it is all digits (a TM number)
+      none                  none -#}
+case {{ rule }}
+    when 'document_meta' then cast({{ documentary_tm }} as varchar)
+    when 'numeric_document_id' then case when regexp_full_match({{ s }}.document_id, '[0-9]+') then {{ s }}.document_id end
+    when 'none' then null
+    else {{ unknown_rule('trismegistos_rule', rule) }}
 end
 {%- endmacro %}

@@ -1,4 +1,5 @@
--- Sentences and documents curation excluded, per reason (build report `exclusions`, SPEC §6).
+-- Sentences and documents curation excluded from the benchmark's projects (registry
+-- in_benchmark), per reason (build report `exclusions`, SPEC §6).
 with
 
 curated as (select * from {{ ref('int_curated_sentences') }}),
@@ -9,7 +10,7 @@ final as (
         count(*) as sentences,
         count(distinct project || '|' || document_key) as documents
     from curated
-    where not is_retained
+    where in_benchmark and not is_retained
     group by decision
 )
 

@@ -1,5 +1,6 @@
--- Every document curation excluded, with its registry author, work and justification and its
--- sentence count (build report `excluded_documents`, SPEC §6).
+-- Every document curation excluded from the benchmark's projects (registry in_benchmark), with its
+-- registry author, work and justification and its sentence count (build report
+-- `excluded_documents`, SPEC §6).
 with
 
 curated as (select * from {{ ref('int_curated_sentences') }}),
@@ -17,7 +18,7 @@ final as (
         count(*) as sentences
     from curated as c
     inner join registry as r on c.project = r.project and c.document_key = r.document_key
-    where not c.is_retained
+    where c.in_benchmark and not c.is_retained
     group by c.project, c.document_key, c.decision
 )
 

@@ -1,10 +1,19 @@
 -- Sentence counts of the build report's pipeline (SPEC §6-§8; export/metadata.py), in seed 000's
--- terms, for the whole build (scope 'pipeline', key NULL), each project (scope 'project') and each
--- author (scope 'author': sentences with an author that curation did not exclude).
+-- terms, over the projects the benchmark draws from (registry in_benchmark), for the whole build
+-- (scope 'pipeline', key NULL), each project (scope 'project') and each author (scope 'author':
+-- sentences with an author that curation did not exclude).
 -- retained_after_curation = raw minus excluded, rejected at ingest and without a published token.
 with
 
-fates as (select * from {{ ref('mart_sentence_fates') }}),
+registry as (select * from {{ ref('projects') }}),
+
+fates as (
+    select * from {{ ref('mart_sentence_fates') }}
+    where project in (
+        select registry.project from registry
+        where registry.in_benchmark
+    )
+),
 
 scoped as (
     select

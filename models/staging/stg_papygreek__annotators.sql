@@ -1,0 +1,25 @@
+-- PapyGreek's annotators: one row per root `annotator` element of a file (raw_file_elements): who
+-- annotated, reviewed or approved which layer (orig or reg), and when.
+{{ config(materialized='view') }}
+with
+
+elements as (
+    {{ file_elements_of('papygreek') }}
+),
+
+renamed as (
+    select
+        project,
+        file_id,
+        path,
+        file_name,
+        element_pos,
+        nullif(trim(attrs['name']), '') as annotator,
+        nullif(attrs['role'], '') as role,
+        try_cast(nullif(attrs['date'], '') as date) as annotated_on,
+        nullif(attrs['layer'], '') as layer
+    from elements
+    where tag = 'annotator' and depth = 1
+)
+
+select * from renamed
