@@ -96,18 +96,23 @@ def ingest_reads() -> dict:
     """What an ingest reads besides the source files, as a :func:`sphragis.state.reads` document:
     ``modules``, the import closure (:func:`sphragis.state.module_closure`) of every module of the
     ingest package; ``files``, the raw tables' DDL ``sql/ddl/raw.sql``, the named queries that code
-    runs, the pin list, the project registry (each pin's ``format`` names its parser) and the
-    seed ``layer_attributes`` (the attributes a multi-layer dialect parser checks);
-    ``variables``, the depth limit ``config.MAX_TREE_DEPTH`` (the parser's
-    rejection limit); ``libraries``, the versions of the libraries that code imports (lxml, pyarrow, …)."""
+    runs, the pin list and the seed ``layer_attributes`` (the attributes a multi-layer dialect
+    parser checks); ``variables``, the depth limit ``config.MAX_TREE_DEPTH`` (the parser's
+    rejection limit), and what the ingest reads of the project registry: each project's
+    ``format`` (its parser), ``published_layer`` (the layer a dialect checks) and ``in_benchmark``
+    (the order files are numbered in), so that another registry edit (an attribution, a rule)
+    rebuilds the models that read it but re-ingests nothing; ``libraries``, the versions of the
+    libraries that code imports (lxml, pyarrow, …)."""
     spec = importlib.util.find_spec(INGEST_PACKAGE)
     roots = (INGEST_PACKAGE,
              *(f"{INGEST_PACKAGE}.{m.name}" for m in pkgutil.iter_modules(spec.submodule_search_locations)))
     modules = state.module_closure(roots)
     files = [config.SQL_DIR / "ddl" / "raw.sql", *_queries_called(modules), config.SOURCES_FILE,
-             config.SEEDS_DIR / "projects.csv", config.SEEDS_DIR / "layer_attributes.csv"]
+             config.SEEDS_DIR / "layer_attributes.csv"]
+    registry = {p["project"]: [p["format"], p["published_layer"], p["in_benchmark"]] for p in config.projects()}
     return {"modules": modules, "files": [str(f) for f in files], "tables": [],
-            "variables": {"max_tree_depth": config.MAX_TREE_DEPTH}, "libraries": state.libraries_of(roots)}
+            "variables": {"max_tree_depth": config.MAX_TREE_DEPTH, "registry": registry},
+            "libraries": state.libraries_of(roots)}
 
 
 def ingest_fingerprint(files, cache: Path | None = None, *, trust_cache: bool = True,

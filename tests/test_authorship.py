@@ -69,12 +69,16 @@ def test_registry_file_layout():
 
 
 def test_reason_codes_and_decisions(project, rows):
+    # the decisions are the seed curation_decisions, which the registry's decision column names
     decision = next(c for c in project.schema["works_registry"]["columns"] if c["name"] == "decision")
-    accepted = next(runner.test_args(t, "accepted_values")["values"]  # either of dbt's forms
-                    for t in decision["data_tests"] if isinstance(t, dict))
-    assert accepted == ["retained", "anonymous", "pseudepigraphic", "traditional_attribution", "fragments",
-                        "mediated", "corporate", "disputed", "not_greek", "mixed_unattributable"]
-    assert {r["decision"] for r in rows} == set(accepted)  # every reason is used
+    assert any(isinstance(t, dict) and runner.test_args(t, "relationships")["to"] == "ref('curation_decisions')"
+               for t in decision["data_tests"])
+    accepted = config.seed_values("curation_decisions", "decision")
+    assert accepted == ("retained", "anonymous", "pseudepigraphic", "traditional_attribution", "fragments",
+                        "mediated", "corporate", "disputed", "not_greek", "mixed_unattributable", "documentary",
+                        "duplicate_file")
+    # every reason is used; documentary and duplicate_file are curation's own (int_curated_sentences)
+    assert {r["decision"] for r in rows} == set(accepted) - {"documentary", "duplicate_file"}
     assert all(r["justification"].strip() for r in rows)
 
 
@@ -100,7 +104,7 @@ def test_retained_pseudonymous_authors_is_one_seed():
          "works_registry.author <> p.author"),
         ([_row(author="Pseudo-Oppian", work="Halieutica", work_id="tlg0023.tlg001", genre="verse")],
          "coalesce(works_registry.work_id, '') <> p.work_id"),
-        ([_row(decision="spurious")], "accepted_values(decision)"),
+        ([_row(decision="spurious")], "relationships(to curation_decisions.decision)(decision)"),
         ([_row(genre="drama")], "accepted_values(genre)"),
         ([_row(author="")], "trim(coalesce(author, '')) <> ''"),
         ([_row(work=" ")], "trim(coalesce(work, '')) <> ''"),
@@ -222,6 +226,8 @@ def test_document_key_rules(project):
                     "values (?, 's', ?, 't', 'c', 'u', 'l', ?, 'f', 'h', 0, 1, 1, 0)", [uid, proj, path])
         con.execute("insert into raw_sentences (sentence_uid, file_id, sentence_pos, line, upstream_sentence_id, "
                     "document_id, comments, n_tokens) values (?, ?, 1, 1, ?, ?, ?, 0)", [uid, uid, sid, doc, comments])
+    con.execute("create table projects as select * from read_csv(?, all_varchar = true)",
+                [str(config.SEEDS_DIR / "projects.csv")])
     for name in sorted(n for n in project.models if n.startswith("stg_") and n.endswith("__sentences")):
         con.execute(f"create view {name} as {runner.render(project, name)}")
     sql = runner.render(project, "int_document_keys")

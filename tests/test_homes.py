@@ -62,9 +62,10 @@ def test_build_variables_have_one_home():
     assert config.BUILD_VARS["min_author_rows"] == 50 and config.BUILD_VARS["min_cell_tokens"] == 1000
     assert {k: config.BUILD_VARS[k] for k in config.TRAINING_TREEBANK_VARS} == config.TRAINING_TREEBANK_VARS
     # var('projects'): the project registry in priority order; var('edition_variants'): the
-    # seed edition_variants in variant_order
+    # seed edition_variants in variant_order; var('layer_attributes'): the seed layer_attributes
     assert runner.project_vars() == {**config.BUILD_VARS, "projects": [dict(p) for p in config.projects()],
-                                     "edition_variants": [dict(v) for v in config.edition_variants()]}
+                                     "edition_variants": [dict(v) for v in config.edition_variants()],
+                                     "layer_attributes": [dict(a) for a in config.layer_attributes()]}
     # the linter (make lint) renders var() with the runner's own defaults, no copy of them
     sqlfluff = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["sqlfluff"]["templater"]
     assert "var" not in sqlfluff["jinja"]["macros"] and "context" not in sqlfluff["jinja"]
@@ -77,7 +78,8 @@ def test_models_take_the_projects_from_the_seed():
     # union_staged: AGDT-scheme projects, then UD, each in priority order
     assert re.findall(r"from (stg_\w+__sentences)", runner.render(project, "int_sentences")) == [
         "stg_agdt__sentences", "stg_gorman__sentences", "stg_pedalion__sentences", "stg_harrington__sentences",
-        "stg_ud_perseus__sentences", "stg_ud_proiel__sentences", "stg_ud_ptnk__sentences"]
+        "stg_papygreek__sentences", "stg_unesp__sentences", "stg_ud_perseus__sentences", "stg_ud_proiel__sentences",
+        "stg_ud_ptnk__sentences"]
     assert re.findall(r"\bas (n_[a-z]+),", runner.render(project, "mart_relation_rules"))[1:5] == [
         "n_agdt", "n_gorman", "n_pedalion", "n_harrington"]
     # the UPOS+FEATS-derived tags: the registry's tag_source

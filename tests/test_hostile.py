@@ -221,7 +221,7 @@ def test_rest_of_the_data_is_intact_and_summary_counts_rejects(hostile):
         assert per_file[rel] == n, rel
     rejects = {p: v["rejects"] for p, v in hostile["summary"].ingest.items()}
     assert rejects == {"agdt": 0, "gorman": 2, "pedalion": 2, "harrington": 0, "ud_perseus": 4, "ud_proiel": 0,
-                       "ud_ptnk": 0}
+                       "ud_ptnk": 0, "papygreek": 0, "unesp": 0}
     # every token is filed under its own sentence (rejected sentences leave gaps in sentence_pos)
     assert con.execute("""select count(*) from raw_sentences s
                           where n_tokens <> (select count(*) from raw_tokens t where t.sentence_uid = s.sentence_uid)

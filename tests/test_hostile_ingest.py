@@ -25,7 +25,7 @@ import pytest
 
 from sphragis import build, cli, config, fetch
 from sphragis.ingest import load, parsers
-from test_atomic import FIXTURE_LAYOUT, FIXTURE_SOURCES, tiny_settings, use_settings
+from test_atomic import FIXTURE_LAYOUT, FIXTURE_METADATA, FIXTURE_SOURCES, tiny_settings, use_settings
 
 PERSEUS = "ud-perseus_grc_perseus-ud-test.conllu"
 ACHAR = "pedalion_achar.xml"
@@ -393,7 +393,7 @@ def test_every_file_accounts_for_its_sentences_and_the_summary_shows_totals(host
     rows = con.execute("""select f.path, f.n_sentences_expected, f.n_sentences_ingested,
                                  count(r.sentence_pos) from raw_files f left join ingest_rejects r using (file_id)
                           group by all""").fetchall()
-    assert len(rows) == len(FIXTURE_LAYOUT) + 16
+    assert len(rows) == len(FIXTURE_LAYOUT) - len(FIXTURE_METADATA) + 16  # the treebank files, not the metadata
     assert all(expected == ingested + rejected for _, expected, ingested, rejected in rows)
     ud = hostile["summary"].ingest["ud_perseus"]
     assert (ud["files"], ud["counted"], ud["sentences"]) == (9, 27, 21)
@@ -520,8 +520,8 @@ def test_a_snapshot_fetched_without_a_file_record_is_refused_until_fetched_again
 def test_sources_without_a_fetch_record_are_built_and_said_unverified(tmp_path):
     settings = tiny_settings(tmp_path)
     summary = build.build(settings, select=["int_tokens"])
-    assert summary.unverified == ["agdt", "agdt-homer-v1.6", "gorman", "harrington", "pedalion", "ud-perseus",
-                                  "ud-proiel", "ud-ptnk"]
+    assert summary.unverified == ["agdt", "agdt-homer-v1.6", "gorman", "harrington", "papygreek", "pedalion",
+                                  "ud-perseus", "ud-proiel", "ud-ptnk", "unesp"]
     out = io.StringIO()
     build.print_summary(summary, build.Console(file=out, width=300))
     assert "sources not verified (no fetch record: laid out by hand, not by `sphragis fetch`): agdt, " in out.getvalue()

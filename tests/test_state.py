@@ -220,6 +220,60 @@ def test_registry_edit_reuses_what_a_full_rebuild_builds(exported, mine, tmp_pat
     assert _digest(mine.out / "data") == _digest(fresh.out / "data")
 
 
+def _edit_registry(monkeypatch, tmp_path: Path, project: str, column: str, value: str) -> runner.Project:
+    """A copy of the seeds whose project registry gives ``project`` the ``column`` ``value``, read by
+    config (the runner's var('projects')) and by the project returned."""
+    import csv
+    import io
+
+    seeds = tmp_path / "seeds"  # config.SEEDS_DIR stays: the ingest's own seed is not moved
+    shutil.copytree(config.SEEDS_DIR, seeds)
+    monkeypatch.setattr(config.read_seed, "__defaults__", (seeds,))
+    rows = list(csv.DictReader((seeds / "projects.csv").open(encoding="utf-8")))
+    for row in rows:
+        if row["project"] == project:
+            row[column] = value
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
+    w.writeheader()
+    w.writerows(rows)
+    (seeds / "projects.csv").write_text(buf.getvalue(), encoding="utf-8")
+    for cached in (config.projects, config.snapshots):
+        cached.cache_clear()
+    return runner.load_project(seeds_dir=seeds)
+
+
+def test_a_registry_edit_rebuilds_what_reads_it_and_no_more(mine, monkeypatch, tmp_path):
+    import duckdb
+
+    # an attribution: no ingest, only what reads the registry table is rebuilt
+    project = _edit_registry(monkeypatch, tmp_path / "a", "gorman", "attribution", "Gorman's trees (edited)")
+    s = build.build(mine, project=project)
+    built = {k for k, v in s.status.items() if v[0] == "built"}
+    assert s.ingest_reused and built and built <= project.descendants({"projects"}) and "int_tokens" not in built
+    # whether a project's duplicate files are excluded: the curation that reads it changes
+    project = _edit_registry(monkeypatch, tmp_path / "b", "unesp", "duplicate_files", "kept")
+    s = build.build(mine, project=project)
+    assert s.ingest_reused and s.status["int_duplicate_files"][0] == "built"
+    con = duckdb.connect(str(mine.warehouse), read_only=True)
+    try:
+        assert con.execute("select list(distinct decision) from int_curated_sentences "
+                           "where project = 'unesp'").fetchone()[0] == ["retained"]
+    finally:
+        con.close()
+    # the published layer: the ingest (whose dialect checks it) and the staging that publishes it
+    project = _edit_registry(monkeypatch, tmp_path / "c", "papygreek", "published_layer", "orig")
+    s = build.build(mine, project=project)
+    assert not s.ingest_reused and s.status["stg_papygreek__tokens"][0] == "built"
+    con = duckdb.connect(str(mine.warehouse), read_only=True)
+    try:
+        # o.claud.1.169's sentence 2, word 4: the diplomatic παντων is published now, not πάντας
+        assert con.execute("select t.form from stg_papygreek__tokens as t join int_sentences as s using "
+                           "(sentence_uid) where s.sentence_pos = 2 and t.token_pos = 4").fetchone() == ("παντων",)
+    finally:
+        con.close()
+
+
 # --------------------------------------------------------------------------------------------
 # the swap: a complete export at every instant (issue #27)
 
