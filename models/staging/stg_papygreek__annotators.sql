@@ -3,8 +3,8 @@
 {{ config(materialized='view') }}
 with
 
-elements as (
-    {{ file_elements_of('papygreek') }}
+annotators as (
+    {{ file_elements_of('papygreek', 'annotator', 1) }}
 ),
 
 renamed as (
@@ -18,8 +18,7 @@ renamed as (
         nullif(attrs['role'], '') as role,
         try_cast(nullif(attrs['date'], '') as date) as annotated_on,
         nullif(attrs['layer'], '') as layer
-    from elements
-    where tag = 'annotator' and depth = 1
+    from annotators
 )
 
 select * from renamed

@@ -4,8 +4,8 @@
 {{ config(materialized='view') }}
 with
 
-elements as (
-    {{ file_elements_of('papygreek') }}
+documents as (
+    {{ file_elements_of('papygreek', 'document_meta', 1) }}
 ),
 
 renamed as (
@@ -23,8 +23,7 @@ renamed as (
         try_cast(nullif(attrs['date_not_before'], '') as integer) as date_not_before,
         try_cast(nullif(attrs['date_not_after'], '') as integer) as date_not_after,
         nullif(attrs['place_name'], '') as place_name
-    from elements
-    where tag = 'document_meta' and depth = 1
+    from documents
 )
 
 select * from renamed

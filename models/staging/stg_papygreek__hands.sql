@@ -5,18 +5,12 @@
 {{ config(materialized='view') }}
 with
 
-elements as (
-    {{ file_elements_of('papygreek') }}
-),
-
 hands as (
-    select * from elements
-    where tag = 'hand_meta' and depth = 1
+    {{ file_elements_of('papygreek', 'hand_meta', 1) }}
 ),
 
 text_types as (
-    select * from elements
-    where tag = 'text_type' and depth = 2
+    {{ file_elements_of('papygreek', 'text_type', 2) }}
 ),
 
 renamed as (

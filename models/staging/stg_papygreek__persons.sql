@@ -6,18 +6,12 @@
 {{ config(materialized='view') }}
 with
 
-elements as (
-    {{ file_elements_of('papygreek') }}
-),
-
 hands as (
-    select * from elements
-    where tag = 'hand_meta' and depth = 1
+    {{ file_elements_of('papygreek', 'hand_meta', 1) }}
 ),
 
 persons as (
-    select * from elements
-    where tag = 'person' and depth = 2
+    {{ file_elements_of('papygreek', 'person', 2) }}
 ),
 
 renamed as (

@@ -115,3 +115,13 @@ case {{ rule }}
     else {{ unknown_rule('trismegistos_rule', rule) }}
 end
 {%- endmacro %}
+
+{%- macro registry_conversions() -%}
+{#- The UD treebanks converted from a native one (registry converted_from): ud_project and the
+    source_project its trees were converted from (UD Perseus from AGDT). -#}
+select
+    project as ud_project,
+    converted_from as source_project
+from {{ ref('projects') }}
+where converted_from is not null
+{%- endmacro %}

@@ -25,6 +25,20 @@ inner join {{ source('raw', 'raw_files') }} as f on s.file_id = f.file_id
 where f.project = '{{ project }}'
 {%- endmacro %}
 
+{%- macro raw_tokens_of(project) -%}
+{#- One project's raw token rows (raw_tokens of its files' sentences). -#}
+select t.*
+from {{ source('raw', 'raw_tokens') }} as t
+inner join {{ source('raw', 'raw_sentences') }} as s on t.sentence_uid = s.sentence_uid
+inner join {{ source('raw', 'raw_files') }} as f on s.file_id = f.file_id
+where f.project = '{{ project }}'
+{%- endmacro %}
+
+{%- macro xml_is_artificial() -%}
+{#- An XML word is an artificial (elliptic or inserted) node: it has @artificial or @insertion_id. -#}
+coalesce(attrs['artificial'] is not null or attrs['insertion_id'] is not null, false)
+{%- endmacro %}
+
 {%- macro stg_sentences(project, extra_columns={}) -%}
 {#- One project's staged sentences: the raw sentence columns (raw_sentences_of), renamed and
     typed only. extra_columns: name → expression over them (a raw attribute or comment value under
@@ -70,11 +84,7 @@ nullif(trim(list_extract(list_filter(comments, lambda c: c like '# {{ key }} =%'
 with
 
 raw_tokens as (
-    select t.*
-    from {{ source('raw', 'raw_tokens') }} as t
-    inner join {{ source('raw', 'raw_sentences') }} as s on t.sentence_uid = s.sentence_uid
-    inner join {{ source('raw', 'raw_files') }} as f on s.file_id = f.file_id
-    where f.project = '{{ project }}'
+    {{ raw_tokens_of(project) }}
 ),
 
 renamed as (
@@ -94,8 +104,7 @@ renamed as (
         try_cast({{ col.head }} as integer) as head_num,
         nullif({{ col.relation }}, {{ empty }}) as relation,
         {{ "nullif(misc, '_')" if conllu else 'cast(null as varchar)' }} as misc,
-        {{ 'false' if conllu else "coalesce(attrs['artificial'] is not null or attrs['insertion_id'] is not null, false)" }}
-            as is_artificial,
+        {{ 'false' if conllu else xml_is_artificial() }} as is_artificial,
         {{ "contains(id, '-')" if conllu else 'false' }} as is_multiword,
         {{ "contains(id, '.')" if conllu else 'false' }} as is_empty_node,
         {{ "regexp_extract(misc, '(?:^|\\|)Ref=([^|]*)', 1)" if conllu else "attrs['cite']" }} as cite,
@@ -116,11 +125,7 @@ select * from renamed
 with
 
 raw_tokens as (
-    select t.*
-    from {{ source('raw', 'raw_tokens') }} as t
-    inner join {{ source('raw', 'raw_sentences') }} as s on t.sentence_uid = s.sentence_uid
-    inner join {{ source('raw', 'raw_files') }} as f on s.file_id = f.file_id
-    where f.project = '{{ project }}'
+    {{ raw_tokens_of(project) }}
 ),
 
 renamed as (
@@ -137,7 +142,7 @@ renamed as (
         {%- for name, expr in extra_columns.items() %}
         {{ expr }} as {{ name }},
         {%- endfor %}
-        coalesce(attrs['artificial'] is not null or attrs['insertion_id'] is not null, false) as is_artificial
+        {{ xml_is_artificial() }} as is_artificial
     from raw_tokens
 )
 
@@ -233,8 +238,9 @@ renamed as (
 select * from renamed
 {%- endmacro %}
 
-{%- macro file_elements_of(project) -%}
-{#- One project's preamble nodes (raw_file_elements) with their file's project, path and name. -#}
+{%- macro file_elements_of(project, tag, depth) -%}
+{#- One project's preamble elements `tag` at `depth` (raw_file_elements; depth 1: children of the
+    root) with their file's project, path and name. -#}
 select
     e.*,
     f.project,
@@ -242,5 +248,5 @@ select
     regexp_extract(f.path, '[^/]+$') as file_name
 from {{ source('raw', 'raw_file_elements') }} as e
 inner join {{ source('raw', 'raw_files') }} as f on e.file_id = f.file_id
-where f.project = '{{ project }}'
+where f.project = '{{ project }}' and e.tag = '{{ tag }}' and e.depth = {{ depth }}
 {%- endmacro %}

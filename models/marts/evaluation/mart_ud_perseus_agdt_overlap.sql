@@ -20,11 +20,7 @@ sentences as (select * from {{ ref('int_sentences') }}),
 fold_overlap as (select * from {{ ref('mart_eval_fold_overlap') }}),
 
 conversions as (
-    select
-        project as ud_project,
-        converted_from as source_project
-    from {{ ref('projects') }}
-    where converted_from is not null
+    {{ registry_conversions() }}
 ),
 
 ud_sentences as (

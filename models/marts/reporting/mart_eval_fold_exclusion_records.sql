@@ -8,11 +8,7 @@ with
 fold_overlap as (select * from {{ ref('mart_eval_fold_overlap') }}),
 
 conversions as (
-    select
-        project as ud_project,
-        converted_from as source_project
-    from {{ ref('projects') }}
-    where converted_from is not null
+    {{ registry_conversions() }}
 ),
 
 perseus_overlap as (select * from {{ ref('mart_ud_perseus_agdt_overlap') }}),
