@@ -302,13 +302,13 @@ def tmpfs(tmp_path):
 
 
 def test_disk_full_at_the_checkpoint_is_one_line_and_keeps_the_warehouse(built_copy, tmpfs, monkeypatch, capsys):
-    """The issue's 13-line ``_duckdb.FatalException`` traceback: a 12 MiB disk holds the 8.9 MB
-    warehouse of the fixture build but not a second one beside it."""
+    """The issue's 13-line ``_duckdb.FatalException`` traceback: a disk 3 MiB larger than the
+    warehouse of the fixture build (10 MB) holds it but not a second one beside it."""
     import shutil
 
     from test_atomic import settings_env
 
-    disk = tmpfs("disk", "size=12M")
+    disk = tmpfs("disk", f"size={built_copy.warehouse.stat().st_size // 1024 + 3 * 1024}k")
     for f in built_copy.warehouse.parent.glob("warehouse.duckdb*"):
         if f.is_file():
             shutil.copy2(f, disk / f.name)

@@ -229,4 +229,6 @@ def test_the_registry_can_publish_the_orig_layer(real_settings, tmp_path, monkey
             con.close()
         assert got == ("ἁγειωτάτοις",)
     finally:
+        monkeypatch.undo()  # then forget what the patched registry cached
         config.projects.cache_clear()
+        config.snapshots.cache_clear()

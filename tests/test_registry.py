@@ -277,3 +277,6 @@ def test_a_new_project_follows_the_checklist(tiny_exported, tmp_path, monkeypatc
     finally:
         con.close()
         base.close()
+        monkeypatch.undo()  # then forget what the patched registry and pins cached
+        for cached in (config.projects, config.snapshots, config.layer_attributes):
+            cached.cache_clear()

@@ -58,9 +58,11 @@ def _fresh_query_cache():
     with an empty cache."""
     queries.query.cache_clear()
     config.projects.cache_clear()
+    config.snapshots.cache_clear()
     yield
     queries.query.cache_clear()
     config.projects.cache_clear()
+    config.snapshots.cache_clear()
 
 
 def _copy_folder(monkeypatch, tmp_path: Path, owner, attr: str, folder: Path) -> Path:

@@ -20,8 +20,6 @@ duplicates as (
     where is_excluded
 ),
 
-projects as (select * from {{ ref('projects') }}),
-
 joined as (
     select
         s.sentence_uid,
@@ -34,12 +32,12 @@ joined as (
         r.genre,
         case
             when x.file_id is not null then 'duplicate_file'
-            when p.authorship_rule = 'documentary_persons' and d.document_key is not null then 'documentary'
-            when p.authorship_rule = 'works_registry' then r.decision
+            when {{ project_in('s.project', authorship_rule='documentary_persons') }} and d.document_key is not null
+                then 'documentary'
+            when {{ project_in('s.project', authorship_rule='works_registry') }} then r.decision
         end as decision,
-        p.in_benchmark
+        {{ project_in('s.project', in_benchmark='true') }} as in_benchmark
     from sentences as s
-    inner join projects as p on s.project = p.project
     left join registry as r on s.project = r.project and s.document_key = r.document_key
     left join documents as d on s.project = d.project and s.document_key = d.document_key
     left join duplicates as x on s.file_id = x.file_id

@@ -17,8 +17,6 @@ sentences as (select * from {{ ref('int_sentences') }}),
 
 tokens as (select * from {{ ref('int_tokens') }}),
 
-registry as (select * from {{ ref('projects') }}),
-
 ranked as (
     select
         project,
@@ -126,11 +124,10 @@ final as (
         coalesce(k.n_keys, 0) as n_keys,
         coalesce(s.n_keys_held, 0) as n_keys_held,
         coalesce(round(s.n_keys_held / k.n_keys, 4), 0) as share_held,
-        p.duplicate_files = 'excluded' as is_excluded
+        {{ project_in('r.project', duplicate_files='excluded') }} as is_excluded
     from duplicates as d
     inner join ranked as r on d.file_id = r.file_id
     inner join ranked as o on d.other_file_id = o.file_id
-    inner join registry as p on r.project = p.project
     left join key_counts as k on d.file_id = k.file_id
     left join shares as s on d.file_id = s.file_id
 )

@@ -8,17 +8,14 @@ registry as (select * from {{ ref('int_works_registry') }}),
 
 documents as (select * from {{ ref('int_documentary_documents') }}),
 
-projects as (select * from {{ ref('projects') }}),
-
 works as (
     select
-        r.project || ' | ' || r.document_key as registry_key,
-        r.project,
-        r.document_key,
-        r.decision
-    from registry as r
-    inner join projects as p on r.project = p.project
-    where p.authorship_rule = 'works_registry'
+        project || ' | ' || document_key as registry_key,
+        project,
+        document_key,
+        decision
+    from registry
+    where {{ project_in('project', authorship_rule='works_registry') }}
 ),
 
 documentary as (

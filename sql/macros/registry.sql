@@ -118,10 +118,13 @@ end
 
 {%- macro registry_conversions() -%}
 {#- The UD treebanks converted from a native one (registry converted_from): ud_project and the
-    source_project its trees were converted from (UD Perseus from AGDT). -#}
+    source_project its trees were converted from (UD Perseus from AGDT), as a VALUES list. -#}
+{%- set pairs = var('projects') | rejectattr('converted_from', 'equalto', '') | list %}
 select
-    project as ud_project,
-    converted_from as source_project
-from {{ ref('projects') }}
-where converted_from is not null
+    c.ud_project,
+    c.source_project
+from (
+    values {% for p in pairs %}('{{ p.project }}', '{{ p.converted_from }}'){{ ', ' if not loop.last }}{% else %}(null::varchar, null::varchar){% endfor %}
+) as c (ud_project, source_project)
+where c.ud_project is not null
 {%- endmacro %}

@@ -5,14 +5,9 @@
 -- retained_after_curation = raw minus excluded, rejected at ingest and without a published token.
 with
 
-registry as (select * from {{ ref('projects') }}),
-
 fates as (
     select * from {{ ref('mart_sentence_fates') }}
-    where project in (
-        select registry.project from registry
-        where registry.in_benchmark
-    )
+    where {{ project_in('project', in_benchmark='true') }}
 ),
 
 scoped as (
