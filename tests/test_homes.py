@@ -14,6 +14,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+import yaml
 
 from sphragis import audit, benchmark, config, report, runner
 from sphragis.evaluation import overlap
@@ -451,3 +452,137 @@ def test_no_module_over_500_lines():
     over = {mod: n for mod, path in _python_files().items()
             if (n := len(path.read_text(encoding="utf-8").splitlines())) > 500}
     assert not over, f"modules over 500 lines: {over}"
+
+
+# --------------------------------------------------------------------------------------------
+# One home for the projects (SPEC §1.1): no SQL model, macro, query or schema file names a project
+# outside staging (dbt's one-file-per-source convention), the seeds (data) and the protocol's
+# evaluation-fold models (models/marts/evaluation/: seed 001's folds are defined by their projects).
+
+#: Where a project name may be written: staging (one model pair per source), the protocol's
+#: evaluation-fold models, and unit tests (their given rows are hand-written example data).
+EXEMPT_DIRS = (REPO / "models" / "staging", REPO / "models" / "marts" / "evaluation")
+#: SQL the guard reads: every model, macro, named query, SQL test and analysis.
+SQL_ROOTS = (REPO / "models", REPO / "sql" / "macros", REPO / "sql" / "queries", REPO / "sql" / "tests",
+             REPO / "sql" / "analyses")
+
+_COMMENT = re.compile(r"--[^\n]*|/\*.*?\*/|\{#.*?#\}", re.S)
+_LITERAL = re.compile(r"'((?:[^']|'')*)'|\"((?:[^\"\\]|\\.)*)\"")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _like_matches(pattern: str, key: str) -> bool:
+    """Whether the SQL LIKE ``pattern`` (backslash escapes) matches ``key``."""
+    out, i = "", 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\" and i + 1 < len(pattern):
+            out += re.escape(pattern[i + 1])
+            i += 2
+            continue
+        out += ".*" if c == "%" else "." if c == "_" else re.escape(c)
+        i += 1
+    return re.fullmatch(out, key) is not None
+
+
+def literal_names_project(value: str, keys: tuple[str, ...]) -> str | None:
+    """The project key a string literal names, or None: the key itself, the key followed by a
+    non-word character (``'ud_perseus-'``), a staging model of the project (``'stg_ud_proiel__tokens'``)
+    or a LIKE pattern with a letter that matches the key (``'ud\\_%'``)."""
+    value = value.replace("''", "'").replace("\\\\", "\\")
+    for key in keys:
+        if value == key or re.match(rf"{re.escape(key)}[^a-z0-9_]", value) or value.startswith(f"stg_{key}__"):
+            return key
+        if ("%" in value or "_" in value) and re.search("[a-z]", value) and value != key and _like_matches(value, key):
+            return key
+    return None
+
+
+def sql_project_literals(text: str, keys: tuple[str, ...]) -> list[str]:
+    """``"<literal> (<key>)"`` for every SQL or Jinja string literal of ``text`` (comments removed)
+    that names a project (:func:`literal_names_project`)."""
+    found = []
+    for m in _LITERAL.finditer(_COMMENT.sub(" ", text)):
+        value = m.group(1) if m.group(1) is not None else m.group(2)
+        if (key := literal_names_project(value, keys)) is not None:
+            found.append(f"{value!r} ({key})")
+    return found
+
+
+def _test_values(node) -> list[str]:
+    """Every string of a schema file's ``data_tests``/``tests`` entries (arguments, expressions,
+    accepted values), recursively."""
+    if isinstance(node, str):
+        return [node]
+    if isinstance(node, dict):
+        return [v for x in node.values() for v in _test_values(x)]
+    if isinstance(node, list):
+        return [v for x in node for v in _test_values(x)]
+    return []
+
+
+def yml_project_names(doc, keys: tuple[str, ...]) -> list[str]:
+    """Project names written in the data tests of a parsed schema file: an accepted value or a
+    word of an expression equal to a key, a column named after a project (``n_agdt``), or a string
+    literal naming one inside an expression (:func:`sql_project_literals`)."""
+    tests: list = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if k in ("data_tests", "tests"):
+                    tests.append(v)
+                else:
+                    walk(v)
+        elif isinstance(node, list):
+            for x in node:
+                walk(x)
+
+    walk(doc)
+    found = []
+    for value in _test_values(tests):
+        found += sql_project_literals(value, keys)
+        bare = _LITERAL.sub(" ", value)
+        for word in _IDENTIFIER.findall(bare):
+            if any(word == k or word.endswith(f"_{k}") for k in keys):
+                found.append(f"{word} (word)")
+    return found
+
+
+def _exempt(path: Path) -> bool:
+    return any(path.is_relative_to(d) for d in EXEMPT_DIRS) or path.name == "_unit_tests.yml"
+
+
+def test_the_guard_finds_each_kind_of_project_literal():
+    keys = ("agdt", "ud_perseus", "ud_proiel")
+    sql = """select 1 from t where project = 'agdt' -- 'ud_perseus' in a comment is prose
+        and p like 'ud\\_%' escape '\\' and fold = 'ud_perseus-' || f {# 'agdt' #}
+        union all select * from {{ ref('stg_ud_proiel__tokens') }} where x = 'ud_perseus_source'"""
+    assert sql_project_literals(sql, keys) == [
+        "'agdt' (agdt)", "'ud\\\\_%' (ud_perseus)", "'ud_perseus-' (ud_perseus)", "'stg_ud_proiel__tokens' (ud_proiel)"]
+    doc = yaml.safe_load("""
+models:
+  - name: m
+    description: agdt in prose is not a test
+    data_tests:
+      - expression: {arguments: {expression: "n_tokens = n_agdt + n_ud_perseus"}}
+      - expression: {arguments: {expression: "project <> 'agdt' or reason = 'ud_perseus_source'"}}
+    columns:
+      - name: project
+        data_tests: [{accepted_values: {arguments: {values: [agdt, gorman]}}}]
+""")
+    assert yml_project_names(doc, keys) == ["n_agdt (word)", "n_ud_perseus (word)", "'agdt' (agdt)", "agdt (word)"]
+
+
+def test_no_project_name_outside_staging_seeds_and_the_evaluation_folds():
+    keys = tuple(p["project"] for p in config.projects())
+    found = {}
+    for root in SQL_ROOTS:
+        for path in sorted(root.rglob("*.sql")):
+            if not _exempt(path) and (hits := sql_project_literals(path.read_text(encoding="utf-8"), keys)):
+                found[str(path.relative_to(REPO))] = hits
+    for path in sorted((REPO / "models").rglob("*.yml")):
+        if not _exempt(path) and (hits := yml_project_names(yaml.safe_load(path.read_text(encoding="utf-8")), keys)):
+            found[str(path.relative_to(REPO))] = hits
+    assert not found, ("project names written outside staging, the seeds and models/marts/evaluation/ (select "
+                       f"projects by a column of the registry sql/seeds/projects.csv instead): {found}")
