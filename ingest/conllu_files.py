@@ -48,6 +48,17 @@ def count_conllu_sentences(text: str) -> int:
     return len(_CONLLU_START.findall("\n\n" + text))
 
 
+#: A CoNLL-U token row: a line that is neither blank nor a comment (one match per row).
+_CONLLU_ROW = re.compile(r"^(?!#)[ \t]*[^ \t\n]", re.MULTILINE)
+
+
+def count_conllu_rows(text: str) -> int:
+    """Token rows (words, multiword ranges, empty nodes) in CoNLL-U ``text`` (from
+    :func:`conllu_text`): lines that are neither blank nor comments. Counted by a regular
+    expression, independently of :func:`parse_conllu`'s blocks (SPEC §13)."""
+    return len(_CONLLU_ROW.findall(text))
+
+
 def parse_conllu(path: Path) -> ParsedFile:
     """Parse one CoNLL-U file verbatim (UD Perseus, UD PROIEL, UD PTNK).
 
@@ -68,7 +79,8 @@ def parse_conllu(path: Path) -> ParsedFile:
         path: the .conllu file.
 
     Returns:
-        ParsedFile (``n_sentences_expected``: :func:`count_conllu_sentences`).
+        ParsedFile (``n_sentences_expected``: :func:`count_conllu_sentences`; ``n_words_expected``:
+        :func:`count_conllu_rows`; a rejected sentence takes its token rows).
     """
     data = path.read_bytes()
     pf = ParsedFile(path=path, sha256=hashlib.sha256(data).hexdigest(), bytes=len(data))
@@ -119,7 +131,7 @@ def parse_conllu(path: Path) -> ParsedFile:
                 problem = (sent_id_line, f"line {sent_id_line}: duplicate sent_id {sent_id!r} (first at line {first})")
         if problem is not None:
             bad_line, why = problem
-            pf.reject(bad_line, pos, sent_id, why)
+            pf.reject(bad_line, pos, sent_id, why, len(rows))
             return
         n_rows = len(rows)
         t["sentence_pos"].extend([pos] * n_rows)
@@ -155,6 +167,7 @@ def parse_conllu(path: Path) -> ParsedFile:
             block.append((lineno, ln))
     flush()
     pf.n_sentences_expected = count_conllu_sentences(text)
+    pf.n_words_expected = count_conllu_rows(text)
     return pf
 
 
