@@ -10,7 +10,8 @@ from pathlib import Path
 
 from lxml import etree
 
-from sphragis.config import MAX_TREE_DEPTH
+from sphragis.config import MAX_SOURCE_BYTES, MAX_TREE_DEPTH
+from sphragis.files import read_regular
 
 from . import xml_scan
 from .parsers import C1_UTF8, CONTROL, ParsedFile, XmlWords, too_deep
@@ -75,7 +76,10 @@ def parse_agdt_xml(path: Path) -> ParsedFile:
     sentences, directly under the root, in the header) is rejected on its own, one reject a word.
 
     Args:
-        path: the XML file.
+        path: the XML file (a regular file of at most :data:`MAX_SOURCE_BYTES` bytes).
+
+    Raises:
+        sphragis.files.InputFileError: ``path`` is not a regular file, or is too large.
 
     Returns:
         ParsedFile. A syntax error does not raise: one reject names the line and message of the
@@ -86,7 +90,7 @@ def parse_agdt_xml(path: Path) -> ParsedFile:
         not decode in its declared encoding (or that names an unknown one) is rejected whole,
         each sentence and word with it.
     """
-    raw = path.read_bytes()
+    raw = read_regular(path, MAX_SOURCE_BYTES)
     pf = ParsedFile(path=path, sha256=hashlib.sha256(raw).hexdigest(), bytes=len(raw))
     data, unreadable = xml_scan.utf8_document(raw)
     if b"\r" in data:  # CR alone ends a line too (libxml2 counts only LF); the parse is the same
@@ -282,6 +286,8 @@ def _read_alone(pf: ParsedFile, data: bytes, unreadable: str | None = None) -> N
         reject_stray_word(pf, line)
 
 
+#: libxml2's message for elements nested beyond its limit (2,048 levels with ``huge_tree``).
+_TOO_DEEP = re.compile(r"Excessive depth in document: (\d+)")
 #: A line number in a libxml2 message ("Premature end of data in tag sentence line 5").
 _LINE_IN_MESSAGE = re.compile(r"\bline (\d+)")
 
@@ -349,11 +355,14 @@ def _parse_alone(head: bytes, unit: bytes):
 def _syntax_error_place(exc: etree.XMLSyntaxError, log, data: bytes) -> tuple[int, str]:
     """(line, message) of the first error in the parser's ``log``: lxml's exception may name a
     later, derived error (an undefined entity on line 16 raises "no element found" at line 0); an
-    empty file is said so, at line 1."""
+    empty file is said so, at line 1; libxml2's depth limit is said in plain words (its message
+    suggests an option that is already on)."""
     if not data.strip():
         return 1, "file is empty" if not data else "file holds only white space"
     first = next((e for e in log if e.level >= etree.ErrorLevels.ERROR), None)
     if first is not None and first.line:
+        if m := _TOO_DEEP.match(first.message):
+            return first.line, f"elements nested more than {int(m[1]):,} deep (the XML parser's limit)"
         return first.line, first.message.strip()
     if exc.lineno:
         return exc.lineno, exc.msg

@@ -8,7 +8,8 @@ import hashlib
 import re
 from pathlib import Path
 
-from sphragis.config import MAX_TREE_DEPTH
+from sphragis.config import MAX_SOURCE_BYTES, MAX_TREE_DEPTH
+from sphragis.files import read_regular
 
 from .parsers import CONTROL_NOT_TAB, ParsedFile, is_uint, may_hold_control, too_deep
 from .sources import BAD_BYTE as _BAD_BYTE
@@ -76,13 +77,16 @@ def parse_conllu(path: Path) -> ParsedFile:
     comment), a ``# sent_id`` already used earlier in the file.
 
     Args:
-        path: the .conllu file.
+        path: the .conllu file (a regular file of at most :data:`MAX_SOURCE_BYTES` bytes).
+
+    Raises:
+        sphragis.files.InputFileError: ``path`` is not a regular file, or is too large.
 
     Returns:
         ParsedFile (``n_sentences_expected``: :func:`count_conllu_sentences`; ``n_words_expected``:
         :func:`count_conllu_rows`; a rejected sentence takes its token rows).
     """
-    data = path.read_bytes()
+    data = read_regular(path, MAX_SOURCE_BYTES)
     pf = ParsedFile(path=path, sha256=hashlib.sha256(data).hexdigest(), bytes=len(data))
     text, bad_bytes = conllu_text(data)
     has_control = may_hold_control(data)

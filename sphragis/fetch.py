@@ -54,7 +54,7 @@ from sphragis.fetch_transport import (
     sha256_file,
     unpack,
 )
-from sphragis.files import replace_dir
+from sphragis.files import read_json_record, replace_dir
 
 #: Marker file written inside every unpacked snapshot (``<data>/<name>/.sphragis-snapshot.json``).
 MARKER_NAME = ".sphragis-snapshot.json"
@@ -134,11 +134,7 @@ def read_marker(target: Path) -> dict[str, Any] | None:
     Keys: version (2), name, source ("mirror"/"git"), upstream, commit, archive, sha256 (pinned),
     included_prefixes, files, file_sha256 (path relative to ``target`` → sha256 of every file
     unpacked)."""
-    try:
-        marker = json.loads((target / MARKER_NAME).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return marker if isinstance(marker, dict) else None
+    return read_json_record(target / MARKER_NAME)
 
 
 def fetch_all(settings: config.Settings | None = None, *, progress: bool = True,

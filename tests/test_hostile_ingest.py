@@ -559,3 +559,90 @@ def test_a_second_fetch_fails_fast_while_one_holds_the_lock(tmp_path):
     finally:
         os.close(fd)
     assert list(settings.data.iterdir()) == []
+
+
+# ---- bounded input: regular files only, records of the wrong shape are no records
+
+
+def test_a_fifo_or_a_device_among_the_treebank_files_is_refused_naming_it(tmp_path, monkeypatch, capsys):
+    settings = tiny_settings(tmp_path)
+    use_settings(monkeypatch, settings)
+    fifo = settings.data / "ud-perseus" / "grc_perseus-ud-zz-fifo.conllu"
+    os.mkfifo(fifo)
+    assert cli.main(["build", "--select", "int_tokens"]) == 1
+    err = capsys.readouterr().err
+    assert err == f"sphragis build: error: {fifo}: a FIFO, not a regular file; only regular files are read\n"
+    fifo.unlink()
+    (settings.data / "ud-perseus" / "grc_perseus-ud-zz-zero.conllu").symlink_to("/dev/zero")
+    assert cli.main(["build", "--select", "int_tokens"]) == 1
+    assert "grc_perseus-ud-zz-zero.conllu: a character device, not a regular file" in capsys.readouterr().err
+    assert not settings.warehouse.exists()
+
+
+def test_a_treebank_file_over_the_size_limit_is_refused_stating_the_limit(monkeypatch):
+    from sphragis.files import InputFileError
+    from sphragis.ingest import agdt_xml
+
+    assert agdt_xml.MAX_SOURCE_BYTES is config.MAX_SOURCE_BYTES
+    monkeypatch.setattr(agdt_xml, "MAX_SOURCE_BYTES", 4096)
+    path = FIXTURE_SOURCES / ACHAR
+    with pytest.raises(InputFileError, match=re.escape(
+            f"{path}: {path.stat().st_size:,} bytes, over the limit of 4,096 bytes for such a file")):
+        agdt_xml.parse_agdt_xml(path)
+
+
+def test_elements_nested_200000_deep_reject_the_sentence_naming_file_and_line(tmp_path):
+    settings = tiny_settings(tmp_path)
+    deep = settings.data / "pedalion" / "public" / "xml" / "zz-deep.xml"
+    text = _text(ACHAR)
+    s2 = text.index("<sentence", text.index("</sentence>"))
+    at = text.index("<word", s2)
+    deep.write_text(text[:at] + "<g>" * 200_000 + "</g>" * 200_000 + "\n" + text[at:], encoding="utf-8")
+    build.build(settings, select=["int_tokens"])
+    con = duckdb.connect(str(settings.warehouse), read_only=True)
+    line = text[:at].count("\n") + 1
+    why = f"XML syntax error at line {line}: elements nested more than 2,048 deep (the XML parser's limit)"
+    assert _rejects(con, "public/xml/zz-deep.xml") == [
+        ("public/xml/zz-deep.xml", line, None, why), ("public/xml/zz-deep.xml", line - 1, 2, f"sentence not parsed: {why}")]
+    assert _account(con, "public/xml/zz-deep.xml") == (2, 1)
+    con.close()
+
+
+@pytest.mark.parametrize("doc", ["[]", '"text"', "{{{key}: 7}}", "{{{key}: [{stamp}, 5]}}",
+                                 "[" * 200_000 + "]" * 200_000],
+                         ids=["list", "string", "entry-not-a-list", "digest-not-a-sha256", "nested-200000-deep"])
+def test_a_sources_cache_of_the_wrong_shape_is_no_cache(tmp_path, monkeypatch, doc):
+    from sphragis import ingest_state
+    from sphragis.ingest.sources import SourceFile
+
+    monkeypatch.setattr(ingest_state, "RACY_SECONDS", 0)
+    src = tmp_path / "a.conllu"
+    src.write_text("1\tlogos\n", encoding="utf-8")
+    files = [SourceFile({"name": "fx"}, src, "a.conllu")]
+    cache = tmp_path / "sources.json"
+    honest = build.ingest_fingerprint(files)
+    st = src.stat()
+    stamp = ", ".join(str(v) for v in (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev))
+    cache.write_text(doc.format(key=json.dumps(str(src)), stamp=stamp) if doc.startswith("{") else doc,
+                     encoding="utf-8")
+    assert build.ingest_fingerprint(files, cache) == honest
+    assert json.loads(cache.read_text(encoding="utf-8")) == {str(src): [*json.loads(f"[{stamp}]"),
+                                                                      hashlib.sha256(src.read_bytes()).hexdigest()]}
+
+
+def test_a_build_over_a_sources_cache_that_is_a_fifo_or_a_list_goes_on(tmp_path, monkeypatch):
+    import subprocess
+    import sys
+
+    from test_atomic import settings_env
+
+    settings = tiny_settings(tmp_path)
+    build.build(settings, select=["int_tokens"])
+    cache = build.sources_cache_path(settings.warehouse)
+    for make in (lambda: cache.write_text("[]", encoding="utf-8"), lambda: os.mkfifo(cache)):
+        cache.unlink(missing_ok=True)
+        make()
+        proc = subprocess.run([sys.executable, "-m", "sphragis.cli", "build", "--select", "int_tokens"],
+                              env=settings_env(settings), capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+        assert "up to date" in proc.stderr
