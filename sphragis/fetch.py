@@ -307,14 +307,18 @@ def _write_marker(root: Path, pin: Mapping[str, Any], source: str, files: int) -
     (root / MARKER_NAME).write_text(json.dumps(marker, indent=2) + "\n", encoding="utf-8")
 
 
-def verify_sources(roots: Mapping[str, Path], files: Iterable[Any], digests: Mapping[str, str]) -> list[str]:
+def verify_sources(roots: Mapping[str, Path], files: Iterable[Any], digests: Mapping[str, str], *,
+                   when: str = "since fetch") -> list[str]:
     """Check the files a build reads against the record fetch made of each snapshot (SPEC §1, §13).
 
     Args:
         roots: snapshot name → unpacked folder.
         files: the treebank files the build reads (:class:`sphragis.ingest.sources.SourceFile`).
         digests: ``str(abspath)`` → sha256 of each of ``files`` as it is now (the build's
-            :func:`sphragis.build.source_digests`: hashed only when size, mtime... changed).
+            :func:`sphragis.build.source_digests`: hashed only when size, mtime... changed), or
+            of the bytes the ingest parsed (``raw_files.sha256``).
+        when: how a file whose sha256 differs changed, for the message ("since fetch"; "while
+            the build read it" for the bytes parsed).
 
     Returns:
         The names of the snapshots without a marker (laid out by hand, not by fetch): not verified.
@@ -350,7 +354,7 @@ def verify_sources(roots: Mapping[str, Path], files: Iterable[Any], digests: Map
                 problems.append(f"{f.abspath}: not in the pinned snapshot {name} (appeared after fetch); "
                                 f"remove it or {way_out}")
             elif digests[str(f.abspath)] != record[rel]:
-                problems.append(f"{f.abspath}: changed since fetch (sha256 {digests[str(f.abspath)][:12]}…, pinned "
+                problems.append(f"{f.abspath}: changed {when} (sha256 {digests[str(f.abspath)][:12]}…, pinned "
                                 f"{record[rel][:12]}…); {way_out} to restore the pinned file")
         snap = snap_files[0].snapshot
         for rel in sorted(set(record) - seen):

@@ -561,6 +561,64 @@ def test_a_second_fetch_fails_fast_while_one_holds_the_lock(tmp_path):
     assert list(settings.data.iterdir()) == []
 
 
+# ---- what was parsed is what was verified
+
+
+def _tampered(path: Path) -> tuple[bytes, bytes]:
+    """(the pinned bytes of the UD Perseus cut at ``path``, the same with its first form changed)."""
+    pinned = path.read_bytes()
+    return pinned, pinned.replace("\tζῶσι\t".encode(), "\tζῶσαι\t".encode(), 1)
+
+
+def _forms(settings: config.Settings, path: str) -> tuple[str, list[str]]:
+    """(raw_files.sha256, the first three forms) of ``path`` in the warehouse."""
+    con = duckdb.connect(str(settings.warehouse), read_only=True)
+    try:
+        sha = con.execute("select sha256 from raw_files where path = ?", [path]).fetchone()[0]
+        forms = [r[0] for r in con.execute("""select t.form from raw_tokens t join raw_sentences s using (sentence_uid)
+                 join raw_files f using (file_id) where f.path = ? order by s.sentence_pos, t.token_pos limit 3""",
+                                            [path]).fetchall()]
+    finally:
+        con.close()
+    return sha, forms
+
+
+def test_a_pinned_file_edited_while_the_build_reads_it_is_refused_naming_it(fetched):
+    path = fetched.data / "ud-perseus" / "grc_perseus-ud-test.conllu"
+    pinned, tampered = _tampered(path)
+    before = hashlib.sha256(fetched.warehouse.read_bytes()).hexdigest()
+
+    def edit_after_the_check(step: str) -> None:  # the sources were checked; the parse comes next
+        if step == "ingest":
+            path.write_bytes(tampered)
+
+    with pytest.raises(fetch.SourcesChanged, match=re.escape(
+            f"{path}: changed while the build read it (sha256 {hashlib.sha256(tampered).hexdigest()[:12]}…, pinned "
+            f"{hashlib.sha256(pinned).hexdigest()[:12]}…); run `sphragis fetch --force ud-perseus` to restore")):
+        build.build(fetched, select=["int_tokens"], full=True, on_step=edit_after_the_check)
+    assert hashlib.sha256(fetched.warehouse.read_bytes()).hexdigest() == before  # not swapped in
+    path.write_bytes(pinned)
+    assert build.build(fetched, select=["int_tokens"]).up_to_date
+    assert _forms(fetched, "grc_perseus-ud-test.conllu") == (hashlib.sha256(pinned).hexdigest(),
+                                                             ["ζῶσι", "δὲ", "καὶ"])
+
+
+def test_a_file_edited_while_the_build_reads_it_is_recorded_as_read_and_its_restore_noticed(tmp_path):
+    """Without a fetch record the bytes parsed are the state: the edited file is what was built,
+    and putting the earlier bytes back is a change the next build re-ingests."""
+    settings = tiny_settings(tmp_path)
+    path = settings.data / "ud-perseus" / "grc_perseus-ud-test.conllu"
+    pinned, tampered = _tampered(path)
+    build.build(settings, select=["int_tokens"], on_step=lambda step: step == "ingest" and path.write_bytes(tampered))
+    assert _forms(settings, "grc_perseus-ud-test.conllu") == (hashlib.sha256(tampered).hexdigest(),
+                                                              ["ζῶσαι", "δὲ", "καὶ"])
+    path.write_bytes(pinned)
+    again = build.build(settings, select=["int_tokens"])
+    assert not again.up_to_date and not again.ingest_reused
+    assert _forms(settings, "grc_perseus-ud-test.conllu") == (hashlib.sha256(pinned).hexdigest(),
+                                                              ["ζῶσι", "δὲ", "καὶ"])
+
+
 # ---- bounded input: regular files only, records of the wrong shape are no records
 
 
