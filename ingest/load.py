@@ -34,7 +34,7 @@ import pyarrow.parquet as pq
 
 from sphragis.config import DDL_DIR
 from sphragis.queries import query
-from sphragis.workers import exit_with_parent
+from sphragis.workers import exit_with_parent, sigint_held
 
 from .agdt_xml import parse_agdt_xml
 from .conllu_files import parse_conllu
@@ -241,8 +241,9 @@ def iter_parsed(files: list[SourceFile], *, workers: int | None = None, progress
     with ProcessPoolExecutor(max_workers=min(workers, len(tasks)), initializer=exit_with_parent,
                              initargs=(os.getpid(),)) as pool:
         futures = [None] * len(tasks)
-        for i in largest_first:
-            futures[i] = pool.submit(_parse, tasks[i])
+        with sigint_held():  # the workers are forked on the first submit
+            for i in largest_first:
+                futures[i] = pool.submit(_parse, tasks[i])
         try:
             for i in range(len(futures)):
                 result, futures[i] = futures[i].result(), None  # in file order; hold no result twice

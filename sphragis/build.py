@@ -4,8 +4,9 @@ A build writes a new warehouse beside the old one (``<warehouse>.building-<pid>`
 into place only when every model and data test succeeded, so an interrupted or failed build
 leaves the previous warehouse untouched. A lock file (``<warehouse>.lock``) makes a second
 concurrent build fail fast with the holder's pid and command. A build killed outright (SIGKILL,
-power loss) cannot clean up: the next build, once it holds the lock, deletes the stale
-``<warehouse>.building-*`` files (:func:`remove_stale_builds`).
+power loss) cannot clean up: the next build deletes the ``<warehouse>.building-<pid>*`` files
+whose process is gone (:func:`remove_stale_builds`, which the export and the treebank use for
+their ``<out>.building-<pid>`` folders too).
 
 The manifest file records every table's row hash and the stamp of the warehouse file it describes
 (:func:`record_contents`, :func:`warehouse_stamp`); it is written before the swap and renamed
@@ -23,6 +24,7 @@ import fcntl
 import glob
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -80,14 +82,23 @@ def build_lock(target: Path):
         fh.close()
 
 
-def remove_stale_builds(target: Path) -> list[Path]:
-    """Delete ``<target>.building-*`` files (and their WALs) left by builds that were killed.
+#: The process id in the name of a run's work file or folder: ``<target>.building-<pid>`` and
+#: what hangs off it (``.wal``, ``.manifest.json``, DuckDB's ``.tmp/``, the ingest's ``.ingest-*/``).
+_BUILDING_PID = re.compile(r"\.building-(\d+)(?:\.|$)")
 
-    Call only while holding :func:`build_lock`: no other build can be writing them then, so any
-    such file is the remains of an interrupted build (SPEC §13). Returns the paths removed.
+
+def remove_stale_builds(target: Path) -> list[Path]:
+    """Delete what killed runs of a step left beside its output ``target`` (SPEC §13): the files and
+    folders ``<target>.building-<pid>*`` whose process no longer runs (gone, or a zombie). A
+    running one's are left alone, so a run may call this before it takes the lock (an export
+    or treebank export that finds its output up to date still cleans up after a killed one).
+    Used for the warehouse (builds), the export and the training treebank. Returns the paths removed.
     """
     removed = []
     for stale in target.parent.glob(glob.escape(target.name) + ".building-*"):
+        m = _BUILDING_PID.match(stale.name, len(target.name))
+        if m is None or _running(int(m[1])):
+            continue
         try:
             if stale.is_dir():
                 shutil.rmtree(stale)
@@ -97,6 +108,18 @@ def remove_stale_builds(target: Path) -> list[Path]:
             continue
         removed.append(stale)
     return removed
+
+
+def _running(pid: int) -> bool:
+    """True if process ``pid`` runs (psutil; a zombie has ended, another user's counts as running)."""
+    import psutil
+
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+    except psutil.AccessDenied:
+        return True
 
 
 def _progress(con: Console) -> Progress:
