@@ -642,6 +642,8 @@ def test_a_treebank_file_over_the_size_limit_is_refused_stating_the_limit(monkey
     from sphragis.ingest import agdt_xml
 
     assert agdt_xml.MAX_SOURCE_BYTES is config.MAX_SOURCE_BYTES
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    assert f"`sphragis.config.MAX_SOURCE_BYTES` ({config.MAX_SOURCE_BYTES >> 20} MiB;" in readme
     monkeypatch.setattr(agdt_xml, "MAX_SOURCE_BYTES", 4096)
     path = FIXTURE_SOURCES / ACHAR
     with pytest.raises(InputFileError, match=re.escape(
