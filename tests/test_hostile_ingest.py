@@ -397,26 +397,41 @@ def test_every_file_accounts_for_its_sentences_and_the_summary_shows_totals(host
     assert all(expected == ingested + rejected for _, expected, ingested, rejected in rows)
     ud = hostile["summary"].ingest["ud_perseus"]
     assert (ud["files"], ud["counted"], ud["sentences"]) == (9, 27, 21)
+    out = printed_summary(hostile["summary"])
+    assert re.search(r"ud_perseus\W+9\W+27\W+21\W", out), out
+
+
+def printed_summary(summary: build.BuildSummary) -> str:
+    """What :func:`sphragis.build.print_summary` prints for ``summary`` (200 columns)."""
     out = io.StringIO()
-    build.print_summary(hostile["summary"], build.Console(file=out, width=200))
-    assert re.search(r"ud_perseus\W+9\W+27\W+21\W", out.getvalue()), out.getvalue()
+    build.print_summary(summary, build.Console(file=out, width=200))
+    return out.getvalue()
+
+
+def lose_in_parse(monkeypatch, fmt: str, name: str, lose) -> None:
+    """Make the ``fmt`` parser call ``lose(parsed_file)`` on the file named ``name``: a parser bug."""
+    parse = load.PARSERS[fmt]
+
+    def lossy(path: Path) -> parsers.ParsedFile:
+        pf = parse(path)
+        if path.name == name:
+            lose(pf)
+        return pf
+
+    monkeypatch.setitem(load.PARSERS, fmt, lossy)
 
 
 def test_a_sentence_lost_by_the_parser_fails_the_build_naming_the_file(tmp_path, monkeypatch):
     """A parser bug that drops a sentence is caught by the per-file account."""
     settings = tiny_settings(tmp_path)
-    parse = load.PARSERS["conllu"]
 
-    def lossy(path: Path) -> parsers.ParsedFile:
-        pf = parse(path)
-        if path.name == "grc_perseus-ud-test.conllu":
-            for col in pf.sentences.values():
-                del col[1]
-            keep = [i for i, p in enumerate(pf.tokens["sentence_pos"]) if p != 2]
-            pf.tokens = {c: [v[i] for i in keep] for c, v in pf.tokens.items()}
-        return pf
+    def lose_sentence_2(pf: parsers.ParsedFile) -> None:
+        for col in pf.sentences.values():
+            del col[1]
+        keep = [i for i, p in enumerate(pf.tokens["sentence_pos"]) if p != 2]
+        pf.tokens = {c: [v[i] for i in keep] for c, v in pf.tokens.items()}
 
-    monkeypatch.setitem(load.PARSERS, "conllu", lossy)
+    lose_in_parse(monkeypatch, "conllu", "grc_perseus-ud-test.conllu", lose_sentence_2)
     with pytest.raises(load.AccountError, match=re.escape(
             "ingest account of grc_perseus-ud-test.conllu does not hold: 3 sentences in the file, 2 ingested "
             "+ 0 rejected")):

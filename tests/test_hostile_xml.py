@@ -16,7 +16,6 @@ hostile copy of a fixture file per situation beside them, each named ``zz-*``.
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import re
@@ -31,6 +30,7 @@ import pytest
 from sphragis import build
 from sphragis.ingest import agdt_xml, load, parsers
 from test_atomic import FIXTURE_SOURCES, tiny_settings
+from test_hostile_ingest import lose_in_parse, printed_summary
 
 ACHAR = "public/xml/achar.xml"                           # Pedalion: two sentences under the root
 THUCYDIDES = "v2.1/Greek/texts/tlg0003.tlg001.perseus-grc1.1.tb.xml"  # AGDT: three sentences in <body>
@@ -229,26 +229,19 @@ def test_every_word_is_accounted_for_and_the_summary_shows_word_totals(hostile):
     pedalion = hostile["summary"].ingest["pedalion"]
     # achar (24 words) and its five copies: 24 + 24 + 24 + 25 + 24 + 24 in; 24 + 17 + 0 + 24 + 24 + 0 ingested
     assert (pedalion["words_counted"], pedalion["tokens"], pedalion["words_rejected"]) == (145, 89, 56)
-    out = io.StringIO()
-    build.print_summary(hostile["summary"], build.Console(file=out, width=200))
-    assert "words in files" in out.getvalue() and "words rejected" in out.getvalue()
-    assert re.search(r"pedalion\W+6\W+12\W+7\W+145\W+89\W+7\W+56\W", out.getvalue()), out.getvalue()
+    out = printed_summary(hostile["summary"])
+    assert "words in files" in out and "words rejected" in out
+    assert re.search(r"pedalion\W+6\W+12\W+7\W+145\W+89\W+7\W+56\W", out), out
 
 
 def test_a_word_the_parser_drops_fails_the_build_naming_the_file(tmp_path, monkeypatch):
     """A parser bug that drops a word (the sentence kept) is caught by the per-file account."""
     settings = tiny_settings(tmp_path)
-    parse = load.PARSERS["agdt_xml"]
 
-    def lossy(path: Path) -> parsers.ParsedFile:
-        pf = parse(path)
-        if path.name == "achar.xml":
-            cols = pf.tokens
-            keep = range(1, len(cols["sentence_pos"]))
-            pf.tokens = {c: [v[i] for i in keep] for c, v in cols.items()}
-        return pf
+    def lose_word_1(pf: parsers.ParsedFile) -> None:
+        pf.tokens = {c: v[1:] for c, v in pf.tokens.items()}
 
-    monkeypatch.setitem(load.PARSERS, "agdt_xml", lossy)
+    lose_in_parse(monkeypatch, "agdt_xml", "achar.xml", lose_word_1)
     with pytest.raises(load.AccountError, match=re.escape(
             "ingest account of public/xml/achar.xml does not hold: 24 words in the file, 23 ingested + 0 rejected")):
         build.build(settings, select=["int_tokens"], workers=1)
