@@ -18,6 +18,8 @@ import codecs
 import re
 from dataclasses import dataclass
 
+from .sources import BAD_BYTE
+
 #: One pass over the file finds every ``sentence`` and ``word`` start tag (group 1 names it) and
 #: steps over the regions where such text is no tag (group 1 empty): comments, CDATA sections,
 #: the document type declaration (its internal subset), processing instructions. Only the tag's
@@ -163,12 +165,14 @@ def utf8_document(raw: bytes) -> tuple[bytes, tuple[int, str] | None]:
     The encoding is the one a byte order mark or the XML declaration names (XML 1.0 §4.3.3,
     appendix F); UTF-8 (the usual case: returned as it is, at the cost of matching the
     declaration) and any encoding Python's codecs know are read; the declaration of a transcoded
-    file then names UTF-8. Line breaks stay where they were, so line numbers do not change.
+    file then names UTF-8. A byte the declared encoding does not allow becomes the byte 0xFF,
+    which is never UTF-8, so the parser rejects the one sentence holding it, at its line, as it
+    does a bad byte of a UTF-8 file. Line breaks stay where they were: line numbers do not change.
 
     Returns:
         (UTF-8 bytes, None), or (the bytes decoded as far as possible, (line, reason)) when the
-        encoding is unknown, the bytes do not decode, or the declaration names a 16- or 32-bit
-        encoding for 8-bit bytes: the file is then rejected with that reason (SPEC §2).
+        encoding is unknown, 16- or 32-bit bytes do not decode, or the declaration names a 16- or
+        32-bit encoding for 8-bit bytes: the file is then rejected with that reason (SPEC §2).
     """
     wide = next((codec for sig, codec in _WIDE if raw.startswith(sig)), None)
     if wide is None:
@@ -187,8 +191,8 @@ def utf8_document(raw: bytes) -> tuple[bytes, tuple[int, str] | None]:
     else:
         codec = wide
     try:
-        text = raw.decode(codec)
-    except UnicodeDecodeError as exc:
+        text = raw.decode(codec, "surrogateescape")  # each byte it does not allow (0x80-0xFF) kept apart
+    except UnicodeDecodeError as exc:  # one below 0x80: a 16- or 32-bit encoding's odd or bad unit
         text = raw.decode(codec, "replace")
         line = raw[:exc.start].decode(codec, "replace").count("\n") + 1
         return _declare_utf8(text), (line, f"line {line}: bytes that are not {codec} (the file's encoding): "
@@ -202,4 +206,4 @@ def _declare_utf8(text: str) -> bytes:
     m = _DECLARED.match(text)
     if m is not None:
         text = text[:m.start(3)] + "UTF-8" + text[m.end(3):]
-    return text.encode("utf-8")
+    return BAD_BYTE.sub("\udcff", text).encode("utf-8", "surrogateescape")

@@ -337,3 +337,20 @@ def test_the_same_sentences_are_kept_at_another_lxml_version(tmp_path, other_lxm
     here = [json.loads(json.dumps(_outcome(agdt_xml.parse_agdt_xml(Path(p))))) for p in paths]
     assert there["outcomes"] == here
     assert [len(o["sentences"]) for o in here] == [11_999, 2, 1]  # the error's sentence alone rejected
+
+
+def test_a_file_in_an_8_bit_greek_encoding_is_read_and_an_ascii_one_keeps_its_ascii_sentences(tmp_path):
+    """ISO-8859-7 (monotonic Greek) is transcoded; a byte that is not ASCII in a file declared ASCII
+    rejects the sentence holding it, as any other byte the declared encoding does not allow."""
+    text = ('<?xml version="1.0" encoding="{}"?>\n<treebank>\n<sentence id="1">\n<word id="1" form="{}"/>\n'
+            '</sentence>\n<sentence id="2">\n<word id="1" form="{}"/>\n</sentence>\n</treebank>\n')
+    greek = tmp_path / "greek.xml"
+    greek.write_bytes(text.format("ISO-8859-7", "λόγος", "ἔργον".replace("ἔ", "έ")).encode("iso-8859-7"))
+    pf = agdt_xml.parse_agdt_xml(greek)
+    assert pf.tokens["form"] == ["λόγος", "έργον"] and not pf.rejects["reason"]
+    ascii_ = tmp_path / "ascii.xml"
+    ascii_.write_bytes(text.format("US-ASCII", "logos", "λόγος").encode("utf-8"))
+    pf = agdt_xml.parse_agdt_xml(ascii_)
+    assert pf.sentences["upstream_sentence_id"] == ["1"] and pf.tokens["form"] == ["logos"]
+    assert pf.rejects["sentence_pos"] == [None, 2] and pf.rejects["line"] == [7, 6]
+    assert pf.rejects["reason"][1].startswith("sentence not parsed: XML syntax error at line 7: ")
