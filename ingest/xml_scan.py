@@ -162,8 +162,8 @@ _DECLARED = re.compile(r"""(<\?xml\s[^>]*?encoding\s*=\s*)(["'])([A-Za-z][\w.-]*
 def utf8_document(raw: bytes) -> tuple[bytes, tuple[int, str] | None]:
     """``raw`` (an XML file's bytes) as UTF-8, with a problem that stops it being read.
 
-    The encoding is the one a byte order mark or the XML declaration names (XML 1.0 §4.3.3,
-    appendix F); UTF-8 (the usual case: returned as it is, at the cost of matching the
+    The encoding is the one a byte order mark or the XML declaration names (XML 1.0, section
+    4.3.3 and appendix F); UTF-8 (the usual case: returned as it is, at the cost of matching the
     declaration) and any encoding Python's codecs know are read; the declaration of a transcoded
     file then names UTF-8. A byte the declared encoding does not allow becomes the byte 0xFF,
     which is never UTF-8, so the parser rejects the one sentence holding it, at its line, as it

@@ -17,8 +17,8 @@ Subcommands (``sphragis <cmd> --help`` explains each):
 Errors in the input or the build are printed as one clear message (file and line where known)
 with exit status 1, never as a bare traceback (:func:`error_message`: a full disk, a read-only
 folder, a truncated warehouse, a missing extra each say what to do); Ctrl-C prints one line and
-exits with status 130 (:mod:`sphragis.entry`, the console script, covers the imports before
-:func:`main` and the interpreter's exit after it).
+exits with status 130 (:mod:`sphragis.interrupts`; the console script, :mod:`sphragis.entry`,
+covers the imports before :func:`main` and the interpreter's exit after it).
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ import time
 from collections.abc import Sequence
 
 from . import config
-from .entry import interrupted as _interrupted
-from .entry import take_interrupts
+from .interrupts import interrupted as _interrupted
+from .interrupts import take_interrupts
 
 
 def _cmd_fetch(args: argparse.Namespace) -> int:
@@ -170,7 +170,8 @@ def _version() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """The ``sphragis`` command line (run by :func:`sphragis.entry.main`); returns the exit status."""
+    """The ``sphragis`` command line (run by the console script, :func:`sphragis.entry.main`);
+    returns the exit status."""
     args = None
     try:
         take_interrupts()  # from here on Ctrl-C is a KeyboardInterrupt (a build's clean-up runs), reported below
@@ -277,6 +278,4 @@ def _load_extensions() -> None:
 
 
 if __name__ == "__main__":
-    from sphragis.entry import main as _entry_main
-
-    raise SystemExit(_entry_main())
+    raise SystemExit(main())

@@ -17,7 +17,7 @@ from importlib.metadata import entry_points
 
 import pytest
 
-from sphragis import entry
+from sphragis import interrupts
 from test_atomic import settings_env, tiny_settings
 
 #: The console script's body (pip writes the same three statements), after a line on stdout.
@@ -55,8 +55,8 @@ def test_ctrl_c_in_the_first_second_of_a_build_is_one_line_and_status_130(tiny, 
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.communicate()
-    assert proc.returncode == entry.INTERRUPTED_STATUS == 130, err
-    assert err.strip().splitlines()[-1] == entry.INTERRUPTED == "sphragis: interrupted; previous outputs are untouched"
+    assert proc.returncode == interrupts.INTERRUPTED_STATUS == 130, err
+    assert err.strip().splitlines()[-1] == interrupts.INTERRUPTED == "sphragis: interrupted; previous outputs are untouched"
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
     assert not tiny.warehouse.exists()  # interrupted before the swap: nothing written
     assert not list(tiny.warehouse.parent.glob("warehouse.duckdb.building-*"))
