@@ -62,7 +62,7 @@ def parse_papygreek_xml(path: Path) -> ParsedFile:
 
     Returns:
         ParsedFile: as :func:`parse_agdt_xml` (``xml_words`` holding the words of the sentences
-        kept); ingested + rejected still equals the sentences counted in the file.
+        kept); ingested + rejected still equals the sentences and the words counted in the file.
     """
     pf = parse_agdt_xml(path, unpublished=unpublished_attributes())
     problems = layer_problems(pf.xml_words)
@@ -119,8 +119,8 @@ def _reject_sentences(pf: ParsedFile, problems: dict[int, tuple[int, str]]) -> N
     s = pf.sentences
     keep = [i for i, pos in enumerate(s["sentence_pos"]) if pos not in problems]
     for i, pos in enumerate(s["sentence_pos"]):
-        if pos in problems:
-            pf.reject(problems[pos][0], pos, s["upstream_sentence_id"][i], problems[pos][1])
+        if pos in problems:  # the sentence's words go with it (the file's word account)
+            pf.reject(problems[pos][0], pos, s["upstream_sentence_id"][i], problems[pos][1], s["n_tokens"][i])
     for column, values in s.items():
         s[column] = [values[i] for i in keep]
     old, new = pf.xml_words, XmlWords()

@@ -11,6 +11,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from sphragis.files import require_regular
+
 
 #: An undecodable byte, as ``surrogateescape`` decoding (file contents, and POSIX file names in
 #: Python) leaves it in a string.
@@ -27,13 +29,15 @@ def escape_bad_bytes(text: str | None) -> str | None:
 
 @dataclass(frozen=True)
 class SourceFile:
-    """One upstream file to ingest: its snapshot (pin-list dict), absolute path, and repo path
+    """One upstream file to ingest: its snapshot (pin-list dict), absolute path, repo path
     (``path``: a name that is not valid UTF-8 has its bad bytes written ``\\xNN``,
-    :func:`escape_bad_bytes`, so that it can be stored and printed; ``abspath`` is the real one)."""
+    :func:`escape_bad_bytes`, so that it can be stored and printed; ``abspath`` is the real one),
+    and its ``kind``, the pin-list key that listed it (a treebank file or a metadata file)."""
 
     snapshot: dict
     abspath: Path
     path: str
+    kind: str = "treebank_files"  # or "metadata_files" (:func:`discover`)
 
 
 def discover(snapshot_roots: dict[str, Path], snapshots: Iterable[dict], kind: str = "treebank_files") -> list[SourceFile]:
@@ -52,6 +56,8 @@ def discover(snapshot_roots: dict[str, Path], snapshots: Iterable[dict], kind: s
 
     Raises:
         FileNotFoundError: a snapshot folder is missing, or its globs match no file (names both).
+        sphragis.files.InputFileError: a name the globs match is neither a folder (skipped) nor a
+            regular file: a FIFO, a device, a socket, a link to nothing (SPEC §13: regular files only).
     """
     out: list[SourceFile] = []
     for snap in sorted(snapshots, key=lambda s: (s.get("in_benchmark", "true") != "true", s["name"])):
@@ -60,13 +66,12 @@ def discover(snapshot_roots: dict[str, Path], snapshots: Iterable[dict], kind: s
         root = snapshot_roots.get(snap["name"])
         if root is None or not root.is_dir():
             raise FileNotFoundError(f"snapshot {snap['name']!r} is not unpacked at {root}; run `sphragis fetch`")
-        found: set[str] = set()
-        for pattern in snap[kind]:
-            for p in root.glob(pattern):
-                if p.is_file():
-                    found.add(p.relative_to(root).as_posix())
-        found = {f for f in found if not any(fnmatch.fnmatch(f, ex) for ex in snap.get("exclude", []))}
+        matched = {p.relative_to(root).as_posix() for pattern in snap[kind] for p in root.glob(pattern)
+                   if not p.is_dir()}
+        found = {f for f in matched if not any(fnmatch.fnmatch(f, ex) for ex in snap.get("exclude", []))}
+        for f in sorted(found):
+            require_regular(root / f)
         if not found:
             raise FileNotFoundError(f"snapshot {snap['name']!r}: no file under {root} matches {snap[kind]}")
-        out.extend(SourceFile(snap, root / f, escape_bad_bytes(f)) for f in sorted(found))
+        out.extend(SourceFile(snap, root / f, escape_bad_bytes(f), kind) for f in sorted(found))
     return out
