@@ -21,7 +21,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from sphragis import config
+from sphragis import config, runner
 from sphragis.fetch import NO_MIRROR_VALUES
 
 REPO = Path(__file__).resolve().parents[1]
@@ -220,3 +220,40 @@ def built_warehouse(request):
     con = duckdb.connect(str(given), read_only=True)
     yield con
     con.close()
+
+
+@pytest.fixture
+def edit_registry(monkeypatch, tmp_path) -> Callable[..., runner.Project]:
+    """``edit(project, column, value, folder="seeds")``: a copy of the seeds (in ``tmp_path / folder``)
+    whose project registry gives ``project`` the ``column`` ``value``, read by config (the runner's
+    ``var('projects')``, the ingest's snapshots) and by the runner project returned. The seeds
+    folder the ingest reads (``config.SEEDS_DIR``) stays; at teardown the registry is read again."""
+    import csv
+    import io
+    import shutil
+
+    def edit(project: str, column: str, value: str, folder: str = "seeds") -> runner.Project:
+        seeds = tmp_path / folder
+        shutil.copytree(config.SEEDS_DIR, seeds)
+        rows = list(csv.DictReader((seeds / "projects.csv").open(encoding="utf-8")))
+        assert any(r["project"] == project for r in rows) and column in rows[0]
+        for row in rows:
+            if row["project"] == project:
+                row[column] = value
+        buf = io.StringIO()
+        w = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
+        (seeds / "projects.csv").write_text(buf.getvalue(), encoding="utf-8")
+        monkeypatch.setattr(config.read_seed, "__defaults__", (seeds,))
+        _forget_registry()
+        return runner.load_project(seeds_dir=seeds)
+
+    yield edit
+    monkeypatch.undo()  # then forget what the edited registry cached
+    _forget_registry()
+
+
+def _forget_registry() -> None:
+    for cached in (config.projects, config.snapshots):
+        cached.cache_clear()

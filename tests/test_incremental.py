@@ -125,44 +125,21 @@ def test_reuse_is_byte_identical_to_a_full_build(real_settings, real_build, real
 
 def test_a_registry_edit_of_a_project_outside_the_benchmark_leaves_the_benchmark(real_settings, real_build,
                                                                                   real_export, tmp_path,
-                                                                                  monkeypatch):
+                                                                                  edit_registry):
     """The project registry edited on the real sources (UNESP's duplicate files kept instead of
     excluded): nothing is re-ingested, the models that read the registry are rebuilt, the
     curation of UNESP's eight duplicate files changes, and every Parquet file of the export stays
     byte for byte the session's (the benchmark does not draw from UNESP)."""
-    import csv
-    import io
-
-    from sphragis import config
-
     inc = dataclasses.replace(real_settings, warehouse=tmp_path / "inc.duckdb", out=tmp_path / "inc-out")
     _copy_build(real_settings, inc)
-    seeds = tmp_path / "seeds"
-    shutil.copytree(config.SEEDS_DIR, seeds)
-    rows = list(csv.DictReader((seeds / "projects.csv").open(encoding="utf-8")))
-    for r in rows:
-        if r["project"] == "unesp":
-            r["duplicate_files"] = "kept"
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
-    w.writeheader()
-    w.writerows(rows)
-    (seeds / "projects.csv").write_text(buf.getvalue(), encoding="utf-8")
-    monkeypatch.setattr(config.read_seed, "__defaults__", (seeds,))
-    config.projects.cache_clear()
+    s = build.build(inc, project=edit_registry("unesp", "duplicate_files", "kept"))
+    assert s.ingest_reused and s.status["int_duplicate_files"][0] == "built"
+    assert "int_tokens" not in {k for k, v in s.status.items() if v[0] == "built"}
+    con = duckdb.connect(str(inc.warehouse), read_only=True)
     try:
-        s = build.build(inc, project=runner.load_project(seeds_dir=seeds))
-        assert s.ingest_reused and s.status["int_duplicate_files"][0] == "built"
-        assert "int_tokens" not in {k for k, v in s.status.items() if v[0] == "built"}
-        con = duckdb.connect(str(inc.warehouse), read_only=True)
-        try:
-            assert con.execute("select count(*) from int_curated_sentences where decision = 'duplicate_file'"
-                               ).fetchone()[0] == 0
-        finally:
-            con.close()
-        writer.export(inc)
-        assert _digest(inc.out / "data") == _digest(real_export / "data")
+        assert con.execute("select count(*) from int_curated_sentences where decision = 'duplicate_file'"
+                           ).fetchone()[0] == 0
     finally:
-        monkeypatch.undo()
-        config.projects.cache_clear()
-        config.snapshots.cache_clear()
+        con.close()
+    writer.export(inc)
+    assert _digest(inc.out / "data") == _digest(real_export / "data")

@@ -4,7 +4,6 @@ and PapyGreek against Pedalion on the same papyri; on the fixture cut and the re
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -194,41 +193,20 @@ def test_papygreek_against_pedalion_on_the_same_papyri(real_warehouse):
 
 
 @pytest.mark.integration
-def test_the_registry_can_publish_the_orig_layer(real_settings, tmp_path, monkeypatch):
+def test_the_registry_can_publish_the_orig_layer(real_settings, edit_registry):
     """The registry's published_layer chooses what the normalized tables publish (here `orig` on a
     copy of the registry): staging then takes the diplomatic forms."""
-    import csv
-    import io
-
     import duckdb
 
-    from sphragis import config, runner
+    from sphragis import runner
 
-    seeds = tmp_path / "seeds"
-    shutil.copytree(config.SEEDS_DIR, seeds)
-    rows = list(csv.DictReader((seeds / "projects.csv").open(encoding="utf-8")))
-    for r in rows:
-        if r["project"] == "papygreek":
-            r["published_layer"] = "orig"
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
-    w.writeheader()
-    w.writerows(rows)
-    (seeds / "projects.csv").write_text(buf.getvalue(), encoding="utf-8")
-    monkeypatch.setattr(config.read_seed, "__defaults__", (seeds,))
-    config.projects.cache_clear()
+    project = edit_registry("papygreek", "published_layer", "orig")
+    sql = runner.render(project, "stg_papygreek__tokens")
+    assert "attrs['orig_form'] as form" in sql and "attrs['form_reg']" not in sql
+    con = duckdb.connect(str(real_settings.warehouse), read_only=True)
     try:
-        project = runner.load_project(seeds_dir=seeds)
-        sql = runner.render(project, "stg_papygreek__tokens")
-        assert "attrs['orig_form'] as form" in sql and "attrs['form_reg']" not in sql
-        con = duckdb.connect(str(real_settings.warehouse), read_only=True)
-        try:
-            got = con.execute(f"select form from ({sql}) join int_sentences using (sentence_uid) "
-                              "where file_name = 'sb.20.15192.xml' and sentence_pos = 1 and token_pos = 4").fetchone()
-        finally:
-            con.close()
-        assert got == ("ἁγειωτάτοις",)
+        got = con.execute(f"select form from ({sql}) join int_sentences using (sentence_uid) "
+                          "where file_name = 'sb.20.15192.xml' and sentence_pos = 1 and token_pos = 4").fetchone()
     finally:
-        monkeypatch.undo()  # then forget what the patched registry cached
-        config.projects.cache_clear()
-        config.snapshots.cache_clear()
+        con.close()
+    assert got == ("ἁγειωτάτοις",)

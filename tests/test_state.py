@@ -222,39 +222,16 @@ def test_registry_edit_reuses_what_a_full_rebuild_builds(exported, mine, tmp_pat
     assert _digest(mine.out / "data") == _digest(fresh.out / "data")
 
 
-def _edit_registry(monkeypatch, tmp_path: Path, project: str, column: str, value: str) -> runner.Project:
-    """A copy of the seeds whose project registry gives ``project`` the ``column`` ``value``, read by
-    config (the runner's var('projects')) and by the project returned."""
-    import csv
-    import io
-
-    seeds = tmp_path / "seeds"  # config.SEEDS_DIR stays: the ingest's own seed is not moved
-    shutil.copytree(config.SEEDS_DIR, seeds)
-    monkeypatch.setattr(config.read_seed, "__defaults__", (seeds,))
-    rows = list(csv.DictReader((seeds / "projects.csv").open(encoding="utf-8")))
-    for row in rows:
-        if row["project"] == project:
-            row[column] = value
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
-    w.writeheader()
-    w.writerows(rows)
-    (seeds / "projects.csv").write_text(buf.getvalue(), encoding="utf-8")
-    for cached in (config.projects, config.snapshots):
-        cached.cache_clear()
-    return runner.load_project(seeds_dir=seeds)
-
-
-def test_a_registry_edit_rebuilds_what_reads_it_and_no_more(mine, monkeypatch, tmp_path):
+def test_a_registry_edit_rebuilds_what_reads_it_and_no_more(mine, edit_registry):
     import duckdb
 
     # an attribution: no ingest, only what reads the registry table is rebuilt
-    project = _edit_registry(monkeypatch, tmp_path / "a", "gorman", "attribution", "Gorman's trees (edited)")
+    project = edit_registry("gorman", "attribution", "Gorman's trees (edited)", "a")
     s = build.build(mine, project=project)
     built = {k for k, v in s.status.items() if v[0] == "built"}
     assert s.ingest_reused and built and built <= project.descendants({"projects"}) and "int_tokens" not in built
     # whether a project's duplicate files are excluded: the curation that reads it changes
-    project = _edit_registry(monkeypatch, tmp_path / "b", "unesp", "duplicate_files", "kept")
+    project = edit_registry("unesp", "duplicate_files", "kept", "b")
     s = build.build(mine, project=project)
     assert s.ingest_reused and s.status["int_duplicate_files"][0] == "built"
     con = duckdb.connect(str(mine.warehouse), read_only=True)
@@ -264,7 +241,7 @@ def test_a_registry_edit_rebuilds_what_reads_it_and_no_more(mine, monkeypatch, t
     finally:
         con.close()
     # the published layer: the ingest (whose dialect checks it) and the staging that publishes it
-    project = _edit_registry(monkeypatch, tmp_path / "c", "papygreek", "published_layer", "orig")
+    project = edit_registry("papygreek", "published_layer", "orig", "c")
     s = build.build(mine, project=project)
     assert not s.ingest_reused and s.status["stg_papygreek__tokens"][0] == "built"
     con = duckdb.connect(str(mine.warehouse), read_only=True)
