@@ -115,10 +115,13 @@ def test_metadata_files(real_export):
     report = json.loads((real_export / "metadata" / "build_report.json").read_text())
     p = report["pipeline"]
     assert p["raw_sentences"] == 88332
-    assert p["raw_sentences"] == (p["rejected_at_ingest"] + p["no_published_tokens"] + p["excluded_by_curation"]
-                                  + p["retained_after_curation"])
-    assert p["retained_after_curation"] == (p["removed_as_duplicates"] + p["omitted_for_author_conflict_rows"]
-                                            + p["omitted_empty_dedup_key"] + p["eligible"])
+    assert p["raw_sentences"] == p["rejected_at_ingest"] + p["excluded_by_curation"] + p["retained_after_curation"]
+    assert p["retained_after_curation"] == (p["no_published_tokens"] + p["removed_as_duplicates"]
+                                            + p["omitted_for_author_conflict_rows"] + p["omitted_empty_dedup_key"]
+                                            + p["eligible"])
+    # the card's curation total is raw minus its own table of exclusions (72,188, not 72,175)
+    assert p["excluded_by_curation"] == sum(e["sentences"] for e in report["exclusions"])
+    assert (p["retained_after_curation"], p["no_published_tokens"]) == (72188, 13)
     variants = json.loads((real_export / "metadata" / "dataset_variants.json").read_text())
     assert set(writer.CONFIGS) <= set(variants)
     revisions = json.loads((real_export / "metadata" / "source_revisions.json").read_text())
