@@ -193,6 +193,28 @@ def _leaderboard(leakage: dict | None) -> dict | None:
             "subsampling": leakage["method"]["subsampling"], "stopping_rule": leakage["method"].get("stopping_rule")}
 
 
+def _columns(variants: dict) -> dict:
+    """The card's "What a model may read": the input and label columns, and per metadata column
+    the configurations on which its lookup reveals the label (``all`` or their names, ``none``) and
+    its ``sentence_1`` figures (``metadata/dataset_variants.json``)."""
+    configs = [c for c in CONFIGS if c in variants]
+    if not configs:
+        return {"inputs": [], "label": None, "metadata": []}
+    names: list[str] = []
+    for cfg in configs:
+        names += [c for c in variants[cfg]["metadata_columns"] if c not in names]
+    rows = []
+    for name in names:
+        has = [cfg for cfg in configs if name in variants[cfg]["metadata_columns"]]
+        reveals = [cfg for cfg in has if variants[cfg]["metadata_columns"][name]["reveals_label"]]
+        said = ("none" if not reveals else f"all {len(has)} configurations with it" if reveals == has
+                else ", ".join(f"`{c}`" for c in reveals))
+        rows.append({"column": name, "reveals": said,
+                     "sentence_1": variants.get("sentence_1", {}).get("metadata_columns", {}).get(name)})
+    first = variants[configs[0]]
+    return {"inputs": first["input_columns"], "label": first["label_column"], "metadata": rows}
+
+
 def _unit_name(chunk_target_size: int) -> str:
     return "sentence" if chunk_target_size == 1 else f"{chunk_target_size}-sentence chunk"
 
@@ -241,6 +263,7 @@ def context(out: Path) -> dict:
         "genres": report["genres"],
         "example": _example(out),
         "fields": _fields(out),
+        "columns": _columns(variants),
         "split_seed": config.SPLIT_SEED,
         "block": report["split_block"],
         "per_author": per_author,

@@ -13,6 +13,11 @@ For each configuration of an export (``SPHRAGIS_OUT``, default ``dist/sphragis``
   at 5); per sentence its length, maximum depth (log2 bins) and the relative position of the
   root. The project label is the unit's ``treebank_source`` (the chosen parse); for a chunk, the
   most frequent one among its units (ties: the first in unit order).
+Both read only the export's declared input columns (``input_columns`` of
+``metadata/dataset_variants.json``: ``text`` and ``conllu``), checked when the export is loaded
+(:func:`sphragis.audit_features.check_inputs`); ``dedup_key`` identifies a unit, ``author`` and
+``treebank_source`` are the labels.
+
 * **text → author** (the first leaderboard rows): character n-grams (1–4, ``char_wb``) of
   ``text``, the row's units joined by single spaces. It is scored a second time on the evaluation
   rows without a near-twin in train (``<split>_without_twins``; the ids of
@@ -55,7 +60,7 @@ import duckdb
 
 from . import config, state
 from .audit_features import (CHAR_NGRAMS, AuditError, SplitRows, Units, _sklearn, char_wb_counts,  # noqa: F401
-                             config_files, load, split_rows)
+                             config_files, declared_inputs, load, split_rows)
 from .audit_fits import (MIN_TRAIN_DF, N_JOBS, RANDOM_STATE, REFERENCE_TASK, STOPPING_RULE,  # noqa: F401
                          SVC_C, SVC_TOL, TASKS, audit_config, fit_and_score, overlap_twins, run_audit)
 from .benchmark import CHUNK_SIZES, CONFIGS, EVAL_SPLITS, SPLITS, config_of  # noqa: F401
@@ -215,8 +220,9 @@ STEP = __name__
 def audit_reads(out: Path, configs: tuple[str, ...] = CONFIGS) -> dict[str, Any]:
     """What an audit of ``out`` reads (:func:`sphragis.state.reads`): its code and named queries,
     the Parquet file of every configuration audited (:func:`config_files`), the export's
-    ``metadata/overlap_twins.json`` (the text baseline is also scored without those rows), the
-    configurations, and the libraries (NumPy, SciPy, scikit-learn, …). The fits are deterministic
+    ``metadata/overlap_twins.json`` (the text baseline is also scored without those rows) and
+    ``metadata/dataset_variants.json`` (the declared input columns), the configurations, and the
+    libraries (NumPy, SciPy, scikit-learn, …). The fits are deterministic
     (fixed ``random_state``), so equal digests mean equal results.
 
     Raises:
@@ -224,7 +230,8 @@ def audit_reads(out: Path, configs: tuple[str, ...] = CONFIGS) -> dict[str, Any]
     """
     files = config_files(out, configs)
     twins = out / config.OVERLAP_TWINS  # an input even while absent: its appearing is a change
-    return state.reads((STEP,), files=[*(p for cfg in configs for p in files[cfg].values()), twins],
+    return state.reads((STEP,), files=[*(p for cfg in configs for p in files[cfg].values()), twins,
+                                       out / config.DATASET_VARIANTS],
                        variables={"configs": list(configs)})
 
 

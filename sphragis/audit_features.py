@@ -13,9 +13,13 @@ import duckdb
 import numpy as np
 
 from .benchmark import CONFIGS, SPLITS
+from .config import DATASET_VARIANTS
 from .queries import query
 
 CHAR_NGRAMS = (1, 4)
+#: The payload columns (``audit_payloads``) that identify a unit rather than describe it: the
+#: features are computed from the others, which must be input columns (:func:`check_inputs`).
+UNIT_KEYS = ("cfg", "split", "r", "dedup_key")
 
 
 class AuditError(RuntimeError):
@@ -54,6 +58,40 @@ def config_files(out: Path, configs: tuple[str, ...] = CONFIGS) -> dict[str, dic
     return files
 
 
+def declared_inputs(out: Path, configs: tuple[str, ...] = CONFIGS) -> dict[str, list[str]]:
+    """Per configuration, the columns a model may read, as the export declares them
+    (``input_columns`` of ``metadata/dataset_variants.json``, SPEC §11).
+
+    Raises:
+        AuditError: the file is missing or declares no ``input_columns`` for a configuration.
+    """
+    import json
+
+    path = out / DATASET_VARIANTS
+    try:
+        variants = json.loads(path.read_text(encoding="utf-8"))
+        return {cfg: list(variants[cfg]["input_columns"]) for cfg in configs}
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise AuditError(f"{path}: no input_columns declared for every audited configuration ({exc!r}); "
+                         "run `sphragis export` first") from exc
+
+
+def check_inputs(read: list[str], inputs: dict[str, list[str]]) -> None:
+    """That the audit's features read only input columns: ``read``, the unit columns the payload
+    query returns besides :data:`UNIT_KEYS` (what the markup and text features are computed
+    from), must be declared inputs of every audited configuration.
+
+    Raises:
+        AuditError: naming the column and the configuration.
+    """
+    for cfg, declared in inputs.items():
+        extra = [c for c in read if c not in declared]
+        if extra:
+            raise AuditError(f"the audit's features would read {', '.join(extra)}, which "
+                             f"{DATASET_VARIANTS} does not declare an input of {cfg} (input_columns: "
+                             f"{', '.join(declared)})")
+
+
 @dataclass
 class Units:
     """Every distinct unit (by ``dedup_key``) of the audited configurations.
@@ -83,14 +121,22 @@ class SplitRows:
     ids: np.ndarray
 
 
-def load(files: dict[str, dict[str, Path]]) -> tuple[duckdb.DuckDBPyConnection, Units]:
+def load(files: dict[str, dict[str, Path]], declared: dict[str, list[str]] | None = None
+         ) -> tuple[duckdb.DuckDBPyConnection, Units]:
     """Read every file into an in-memory DuckDB and count the unit features once.
+
+    Args:
+        files: :func:`config_files`.
+        declared: :func:`declared_inputs` of the export; the payload columns the features are
+            computed from are checked against them (:func:`check_inputs`). None: not checked (a
+            synthetic export without metadata).
 
     Returns:
         (connection holding ``audit_rows`` and ``audit_units``, :class:`Units`).
 
     Raises:
-        AuditError: a file lacks a required column, or rows disagree on a unit's length.
+        AuditError: a file lacks a required column, rows disagree on a unit's length, or the
+            features would read a column that is not a declared input.
     """
     import scipy.sparse as sp
 
@@ -113,6 +159,8 @@ def load(files: dict[str, dict[str, Path]]) -> tuple[duckdb.DuckDBPyConnection, 
     except duckdb.Error as exc:
         raise AuditError(f"cannot read the export's Parquet files: {exc}") from exc
     con.unregister("audit_inputs")
+    if declared is not None:
+        check_inputs([c for c in con.table("audit_payloads").columns if c not in UNIT_KEYS], declared)
     bad = con.execute(query("audit_ragged_rows")).fetchone()
     if bad:
         raise AuditError(f"{files[bad[0]][bad[1]]}: row {bad[2]} has lists of different lengths "

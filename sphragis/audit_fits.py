@@ -17,7 +17,7 @@ import duckdb
 import numpy as np
 
 from . import config
-from .audit_features import SplitRows, Units, _sklearn, config_files, load, split_rows
+from .audit_features import SplitRows, Units, _sklearn, config_files, declared_inputs, load, split_rows
 from .benchmark import BY_NAME, CONFIGS, EVAL_SPLITS, SPLITS
 
 #: Classifier settings (recorded in the report).
@@ -197,13 +197,15 @@ def _fit_job(job: tuple[str, str]) -> dict[str, Any]:
 def load_rows(out: Path, configs: tuple[str, ...] = CONFIGS
               ) -> tuple[Units, dict[str, dict[str, SplitRows]], dict[str, dict[str, list[str]]] | None]:
     """What the fits of ``configs`` read from the export ``out``: the units counted once
-    (:func:`sphragis.audit_features.load`), every configuration's :func:`config_rows` (the DuckDB
-    connection closed after), and :func:`overlap_twins`.
+    (:func:`sphragis.audit_features.load`, which checks that the features read only the columns
+    ``metadata/dataset_variants.json`` declares inputs), every configuration's :func:`config_rows`
+    (the DuckDB connection closed after), and :func:`overlap_twins`.
 
     Raises:
-        AuditError: the export is incomplete (names the file).
+        AuditError: the export is incomplete (names the file), or the features would read a
+            column that is not a declared input.
     """
-    con, units = load(config_files(out, configs))
+    con, units = load(config_files(out, configs), declared_inputs(out, configs))
     try:
         rows = {cfg: config_rows(con, units, cfg) for cfg in configs}
     finally:

@@ -155,6 +155,9 @@ LEAKAGE_REPORT = Path("metadata") / "leakage_report.json"
 #: Evaluation rows with a near-twin in train per configuration and split (SPEC §7.1, issue 29):
 #: written by ``sphragis export``, read by ``sphragis audit`` (text baseline without them).
 OVERLAP_TWINS = Path("metadata") / "overlap_twins.json"
+#: Every configuration's authors, rows, chunks and declared columns (SPEC §9, §11): written by
+#: ``sphragis export``, read by the card, ``sphragis audit`` and ``sphragis score``.
+DATASET_VARIANTS = Path("metadata") / "dataset_variants.json"
 
 
 def _path(env: str, default: str) -> Path:

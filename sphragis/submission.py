@@ -166,6 +166,23 @@ def _leakage(out: Path) -> dict | None:
         raise SubmissionError(f"{path}: unreadable leakage report ({exc})") from exc
 
 
+def declared_columns(out: Path, configs) -> dict | None:
+    """What a model may read, as the export declares it (``metadata/dataset_variants.json``, SPEC
+    §11): {"input_columns", "label_column", "revealing": the metadata columns whose lookup reveals
+    the label on some configuration of ``configs``}; None when the export does not declare it."""
+    try:
+        variants = json.loads((out / config.DATASET_VARIANTS).read_text(encoding="utf-8"))
+        entries = [variants[c] for c in configs]
+        inputs = {tuple(e["input_columns"]) for e in entries}
+        labels = {e["label_column"] for e in entries}
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if len(inputs) != 1 or len(labels) != 1:  # one declaration for all of them, or none stated
+        return None
+    revealing = sorted({c for e in entries for c, m in e.get("metadata_columns", {}).items() if m["reveals_label"]})
+    return {"input_columns": list(inputs.pop()), "label_column": labels.pop(), "revealing": revealing}
+
+
 def _held_out_resamples(main: dict, held_t: Truth, held_pred: Predictions, *, bootstrap: int, seed: int) -> dict:
     """The held-out configuration's resamples for the gap: drawn after the main configuration's
     from one ``default_rng(seed)``, so that the two are independent (module docstring)."""
@@ -185,7 +202,8 @@ def score_submission(path: Path, out: Path, *, bootstrap: int, seed: int, confid
     Returns:
         The scored submission (JSON-ready after :func:`rounded`): ``format``, ``name``, ``link``,
         ``predictions`` (file name and sha256), ``export`` (path and :func:`export_fingerprint`),
-        ``protocol``, ``configs`` ({config: :func:`score_config` result without ``resamples``,
+        ``protocol``, ``inputs`` (:func:`declared_columns`: what a model may read), ``configs``
+        ({config: :func:`score_config` result without ``resamples``,
         plus ``floor``, ``text_baseline``, ``majority`` and ``beats_floor``}), ``not_submitted``,
         ``track_gap`` ({k: {"main", "held_out", "accuracy": {"gap", "ci"}, "macro_f1": {...}}}),
         ``leakage_report`` (None when the export was not audited).
@@ -238,6 +256,7 @@ def score_submission(path: Path, out: Path, *, bootstrap: int, seed: int, confid
             "floor": "markup -> author test figures of metadata/leakage_report.json; beats_floor: the CI's "
                      "lower bound is above the floor",
         },
+        "inputs": declared_columns(out, list(configs)),
         "configs": configs,
         "not_submitted": [c for c in CONFIGS if c not in configs],
         "track_gap": gaps,

@@ -48,6 +48,14 @@ def _caption(scored: dict) -> list[str]:
              "figures in %",
              f"CI: {round(100 * p['confidence'])} % percentile bootstrap over rows, {p['bootstrap']} resamples, "
              f"seed {p['seed']}" if p["bootstrap"] else "CI: none (bootstrap = 0)"]
+    inputs = scored.get("inputs")
+    if inputs:
+        lines.append(f"a model may read only {', '.join(inputs['input_columns'])} (input_columns of "
+                     f"metadata/dataset_variants.json; label: {inputs['label_column']}); every other column is "
+                     "metadata, and these reveal the label by a train-author lookup: "
+                     f"{', '.join(inputs['revealing']) or 'none'}")
+    else:
+        lines.append("the export declares no input columns (metadata/dataset_variants.json): export it again")
     if scored["leakage_report"] is None:
         lines.append("floor and baselines: none, the export has no metadata/leakage_report.json (run `sphragis audit`)")
     if scored["not_submitted"]:

@@ -56,10 +56,20 @@ def _write(out: Path, cfg: str, split: str, rows: list[dict]) -> None:
     pq.write_table(pa.Table.from_pylist(rows, schema=SCHEMA), path)
 
 
+def declare_inputs(out: Path, cfg: str, inputs: tuple[str, ...] = ("text", "conllu")) -> None:
+    """Add ``cfg`` with ``inputs`` to the synthetic export's ``metadata/dataset_variants.json``."""
+    path = out / "metadata" / "dataset_variants.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    doc = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    doc[cfg] = {"input_columns": list(inputs), "label_column": "author"}
+    path.write_text(json.dumps(doc), encoding="utf-8")
+
+
 def make_export(out: Path, chunk: int = 1, cfg: str = "sentence_1",
                 sizes: dict[str, int] | None = None) -> Path:
     """Rows of ``chunk`` units; per split ``sizes[split]`` rows for each (author, project)."""
     sizes = sizes or {"train": 10, "validation": 3, "test": 3}
+    declare_inputs(out, cfg)
     n = 0
     for split, per_cell in sizes.items():
         rows = []
@@ -155,6 +165,22 @@ def test_report_document_is_deterministic_and_complete(export, results):
     assert cfg["text_minus_markup_author"]["accuracy"] == 0.5
     assert a["method"]["subsampling"].startswith("none")
     assert a["track_gap"] == {}  # no chunk size has both tracks in this export
+
+
+def test_the_features_read_only_declared_input_columns(tmp_path):
+    """The payload columns the features are computed from (text, conllu) are checked against the
+    export's input_columns: an export that declared only text is refused, naming the column."""
+    out = make_export(tmp_path, 1, "sentence_1")
+    files = audit.config_files(out, ("sentence_1",))
+    con, _units = audit.load(files, audit.declared_inputs(out, ("sentence_1",)))
+    con.close()
+    declare_inputs(out, "sentence_1", ("text",))
+    with pytest.raises(audit.AuditError, match=r"would read conllu, which metadata.dataset_variants\.json does not "
+                                               r"declare an input of sentence_1"):
+        audit.load(files, audit.declared_inputs(out, ("sentence_1",)))
+    (out / "metadata" / "dataset_variants.json").unlink()
+    with pytest.raises(audit.AuditError, match="no input_columns declared"):
+        audit.declared_inputs(out, ("sentence_1",))
 
 
 def test_missing_config_names_the_file(tmp_path):

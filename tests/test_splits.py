@@ -103,6 +103,7 @@ records as (
 )
 select
     project || ':' || file_name || ':' || sentence_pos as row_id,
+    printf('%016x', uid) as published_id,  -- unique, 16 hex digits (the real one is a salted hash)
     'k' || uid::varchar as dedup_key,
     uid as sentence_uid,
     project, treebank_source, author, work, work_id, genre,

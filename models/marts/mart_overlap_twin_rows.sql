@@ -1,5 +1,5 @@
 -- Evaluation rows with a near-twin in training (SPEC §7.1, issue 29): every validation or test
--- row of the eight configurations (a chunk through its constituents) one of whose units overlaps
+-- row of every configuration (a chunk through its constituents) one of whose units overlaps
 -- (int_overlap_pairs) a published training row of the same track, with the classes of those
 -- pairs. The leakage audit scores text→author without these rows (build_report.json
 -- passage_overlap). Grain: one row per (config, id).
@@ -17,7 +17,7 @@ evaluation_units as (
         track,
         split,
         id,
-        unnest(coalesce(constituent_ids, [id])) as row_id
+        unnest(row_ids) as row_id
     from benchmark_rows
     where split in ('validation', 'test')
 ),

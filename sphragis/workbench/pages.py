@@ -28,6 +28,7 @@ import sys
 from pathlib import Path
 
 from .. import benchmark, config, runner
+from ..export import layout
 from ..evaluation import definitions
 
 __all__ = ["GENERATED", "DOCS_DIR", "SECTION", "generate", "html_pages", "stale", "write"]
@@ -209,6 +210,23 @@ def _benchmark_page() -> str:
         lines.append(f"| `{split}` | {order} | {'yes' if is_eval == 'true' else 'no'} |")
     lines += ["", "The published rows are `mart_benchmark_rows`; the per-author counts `mart_author_split_counts`; "
               "the exclusions with their reasons `mart_split_exclusions` (see [models.md](models.md)).\n"]
+    lines += ["## What a model may read\n",
+              f"A model reads {' and '.join(f'`{c}`' for c in layout.INPUT_COLUMNS)} and predicts "
+              f"`{layout.LABEL_COLUMN}` (SPEC §11). Every other column is metadata: provenance (`source_records`, "
+              "`cts_urn`, `passage`, `treebank_source`, `native_syntax`, `licenses`, `source_id`), the split design "
+              "(`split`, `held_out_source`, `held_out_works`, the chunk columns) and the ids. "
+              "`metadata/dataset_variants.json` declares this per configuration (`input_columns`, `label_column`) "
+              "and measures each metadata column (`metadata_columns`): `reveals_label` is true when a lookup of the "
+              "training author by the column's values beats the majority author on `test` "
+              "(`sql/queries/label_lookup.sql`: each value, list element and struct field, and its prefixes and "
+              "suffixes cut at `:` or `-`; a `work_id`, a CTS URN or a file-named id gives its author away). "
+              "`sphragis audit` checks that its text and markup features read only the input columns, and "
+              "`sphragis score` states them.\n",
+              "The row `id` reveals nothing: it is the first 16 hex digits of a salted sha256 of the row's dedup "
+              "key (a chunk's: of its constituents' ids in order; macro `published_id`), the same for a sentence "
+              "on every track and from one build to the next, and its lookup scores exactly the majority author. "
+              "The warehouse's own id, which names the project and file of a sentence (`gorman:Aeschines 1 "
+              "1-50 bu1.xml:9`) or the author of a chunk, is published as `source_id` for analysts.\n"]
     return "\n".join(lines)
 
 
