@@ -290,13 +290,15 @@ def context(out: Path) -> dict:
 def _overlap(section: dict) -> dict:
     """The card's passage-overlap limitation from build_report.json's ``passage_overlap``: the
     summary row and, per configuration and evaluation split, the rows with a near-twin in train
-    before and after (class ``any``) with this build's count per class."""
+    before and after (class ``any``; of them with a character-level twin) with this build's count
+    per class."""
     cells: dict[tuple[str, str], dict] = {}
     for r in section["leaks"]:
         cell = cells.setdefault((r["config"], r["split"]), {"config": r["config"], "split": r["split"], "by_class": {}})
         if r["overlap_class"] == "any":
             cell.update(evaluation_rows=r["evaluation_rows"], before=r["rows_with_twin_before"],
-                        after=r["rows_with_twin_after"])
+                        after=r["rows_with_twin_after"], char_before=r["rows_with_char_twin_before"],
+                        char_after=r["rows_with_char_twin_after"])
         else:
             cell["by_class"][r["overlap_class"]] = r["rows_with_twin_after"]
     return {"summary": section["summary"], "cells": [cells[k] for k in sorted(cells, key=_config_split_order)]}

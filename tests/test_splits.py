@@ -23,6 +23,7 @@ SPLIT_MODELS = [
     # passage overlap (SPEC §7.1), read by mart_split_assignments; no pair in CORPUS's texts
     "int_overlap_texts",
     "int_record_overlap_pairs",
+    "int_overlap_char_pairs",
     "int_overlap_pairs",
     "int_overlap_edges",
     "int_overlap_groups",
