@@ -212,6 +212,11 @@ ATTRIBUTIONS = {
 _NUMBERS = "zero one two three four five six seven eight nine ten eleven twelve".split()
 
 
+def number_word(n: int) -> str:
+    """``n`` in words up to twelve (``three``), in digits above."""
+    return _NUMBERS[n] if 0 <= n < len(_NUMBERS) else str(n)
+
+
 def _licenses_by_source() -> dict[str, str]:
     """treebank_source → license of the pinned snapshots, in pin-list order (one entry per source)."""
     out: dict[str, str] = {}
@@ -229,7 +234,7 @@ def licenses_md(con: duckdb.DuckDBPyConnection) -> str:
     licenses = _licenses_by_source()
     noncommercial = "; ".join(f"{src}: {lic}" for src, lic in licenses.items() if "-NC-" in lic)
     share_alike = [src for src, lic in licenses.items() if "-SA" in lic]
-    n_sa = _NUMBERS[len(share_alike)] if len(share_alike) < len(_NUMBERS) else str(len(share_alike))
+    n_sa = number_word(len(share_alike))
     share_alike_scope = f"all {n_sa} sources" if len(share_alike) == len(licenses) else ", ".join(share_alike)
     credited = dict.fromkeys(s["project"] for s in config.snapshots())
     lines = ["# Licenses", "",

@@ -113,12 +113,15 @@ class Units:
 
 @dataclass
 class SplitRows:
-    """One (configuration, split): rows × units incidence and the two labels per row."""
+    """One (configuration, split): rows × units incidence, the two labels per row (author, project)
+    and the row's id, genre and work_id (metadata: the lookup baselines and the confounds)."""
 
     incidence: Any
     authors: np.ndarray
     projects: np.ndarray
     ids: np.ndarray
+    genres: np.ndarray = field(default_factory=lambda: np.array([], dtype=object))
+    work_ids: np.ndarray = field(default_factory=lambda: np.array([], dtype=object))
 
 
 def load(files: dict[str, dict[str, Path]], declared: dict[str, list[str]] | None = None
@@ -240,7 +243,8 @@ def _temp_table(con: duckdb.DuckDBPyConnection, name: str, sql: str, params: dic
 
 
 def split_rows(con: duckdb.DuckDBPyConnection, units: Units, cfg: str, split: str) -> SplitRows:
-    """Incidence (rows × units, 1 where the row holds the unit) and author / project labels.
+    """Incidence (rows × units, 1 where the row holds the unit), author / project labels, ids,
+    genres and work ids.
 
     The project of a row is the most frequent ``treebank_source`` of its units (ties: the
     earliest unit); for ``_1`` rows simply the chosen parse's.
@@ -251,7 +255,6 @@ def split_rows(con: duckdb.DuckDBPyConnection, units: Units, cfg: str, split: st
     labels = con.execute(query("audit_split_labels"), params).fetchall()  # one per row, in row order
     inc = con.execute(query("audit_split_incidence"), params).fetchnumpy()
     incidence = sp.csr_matrix((np.ones(len(inc["r"])), (inc["r"], inc["unit_idx"])), shape=(len(labels), units.n))
-    return SplitRows(incidence=incidence,
-                     authors=np.array([a for _, a, _, _ in labels], dtype=object),
-                     projects=np.array([p for _, _, p, _ in labels], dtype=object),
-                     ids=np.array([i for _, _, _, i in labels], dtype=object))
+    columns = list(zip(*labels)) if labels else [()] * 6
+    return SplitRows(incidence=incidence, **{name: np.array(columns[k], dtype=object) for k, name in
+                                             ((1, "authors"), (2, "projects"), (3, "ids"), (4, "genres"), (5, "work_ids"))})
