@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 from .benchmark import SPLITS
 from .queries import query
 
-#: The split a lookup is judged on (the issue of a benchmark's claims is its test score).
+#: The split a lookup is judged on: the one the benchmark's scores are reported on.
 JUDGED_SPLIT = "test"
 
 

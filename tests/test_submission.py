@@ -344,7 +344,7 @@ def test_reference_submission_reproduces_the_audit_on_the_real_export(real_expor
 
 
 def assert_the_audits_claims(report: dict, card_section: str) -> None:
-    """What the leakage report and the card say of the real export (issue: benchmark claims a reviewer
+    """What the leakage report and the card say of the real export (the claims a reviewer
     can trust): the floor decomposed on sentence_1, the gaps on the same authors with CIs, the
     lookup baselines and the confounds."""
     reading = report["floor_reading"]

@@ -1,4 +1,4 @@
--- Overlapping pairs of eligible rows (SPEC §7.1, issue 29), by either measure: the record pairs
+-- Overlapping pairs of eligible rows (SPEC §7.1), by either measure: the record pairs
 -- (int_record_overlap_pairs, word n-grams) whose two records are the chosen parses of two eligible
 -- rows, and the character-level near-twins of int_overlap_char_pairs; a pair either finds is one
 -- pair, with both measures' figures (NULL for a measure that did not find it), the pair's class
