@@ -48,7 +48,7 @@ def assemble_rows(rows: pa.Table, units: pa.Table, columns: Sequence[str]) -> pa
 
     Args:
         rows: one row per published row, in output order, with a ``unit_ids`` column
-            (list<string>: the row's row_ids in constituent order, ``[id]`` for _1 rows) and every
+            (list<string>: the row_ids of its units in constituent order, ``[row_id]`` for _1 rows) and every
             name of ``columns`` that is not in :data:`UNIT_COLUMNS`.
         units: the table of :func:`fetch_units` (at least every unit ``rows`` refers to).
         columns: the output columns, in order (:func:`columns_of`).
@@ -111,11 +111,11 @@ def assemble_rows(rows: pa.Table, units: pa.Table, columns: Sequence[str]) -> pa
 
 def config_rows(con: duckdb.DuckDBPyConnection, config_name: str, split: str) -> pa.Table:
     """The ``mart_benchmark_rows`` rows of one configuration split in output order (row_order),
-    with the non-payload columns of :func:`columns_of` plus ``unit_ids`` (constituent_ids, or
-    ``[id]`` for _1 rows)."""
+    with the non-payload columns of :func:`columns_of` plus ``unit_ids`` (``row_ids``: the row_ids
+    of its units in constituent order, ``[row_id]`` for _1 rows)."""
     cols = [c for c in columns_of(config_name) if c not in UNIT_COLUMNS]
     return con.sql(
-        f"select {', '.join(cols)}, coalesce(constituent_ids, [id]) as unit_ids from mart_benchmark_rows "
+        f"select {', '.join(cols)}, row_ids as unit_ids from mart_benchmark_rows "
         "where config = $cfg and split = $split order by row_order",
         params={"cfg": config_name, "split": split},
     ).to_arrow_table()

@@ -9,7 +9,8 @@ files of the export directory only:
   per-author splits, the registry profile, the seed reconciliation, the merge effects, the
   pipeline counts);
 * ``metadata/source_revisions.json`` (pinned revisions);
-* ``metadata/leakage_report.json`` (the leaderboard; written by ``sphragis audit``, which runs
+* ``metadata/leakage_report.json`` (the leaderboard, what the floor measures, the tracks on the
+  same authors and the confounds, :mod:`.card_claims`; written by ``sphragis audit``, which runs
   after ``sphragis export`` and then re-renders the card: an export that has not been audited
   says so in its leaderboard section) and ``metadata/leaderboard.json`` (the scored submissions
   ``sphragis leaderboard`` accepted; the rows are :func:`sphragis.leaderboard.board`);
@@ -39,7 +40,9 @@ from sphragis.files import write_text_atomic
 from sphragis.benchmark import BY_NAME, CONFIGS, SPLITS, TRACKS, config_of
 from sphragis.state import template_loader
 
+from . import card_claims
 from .layout import data_path, is_chunked
+from .metadata import number_word
 
 CARD_TEMPLATE = "dataset_card.md.j2"
 #: The card's file name in the export directory (what ``datasets`` reads for the configurations).
@@ -178,19 +181,26 @@ def _fields(out: Path) -> list[dict]:
     return list(seen.values())
 
 
-def _leaderboard(leakage: dict | None) -> dict | None:
-    if not leakage:
-        return None
+def _columns(variants: dict) -> dict:
+    """The card's "What a model may read": the input and label columns, and per metadata column
+    the configurations on which its lookup reveals the label (``all`` or their names, ``none``) and
+    its ``sentence_1`` figures (``metadata/dataset_variants.json``)."""
+    configs = [c for c in CONFIGS if c in variants]
+    if not configs:
+        return {"inputs": [], "label": None, "metadata": []}
+    names: list[str] = []
+    for cfg in configs:
+        names += [c for c in variants[cfg]["metadata_columns"] if c not in names]
     rows = []
-    for cfg in leaderboard.column_order([c for c in CONFIGS if c in leakage["configs"]]):
-        r = leakage["configs"][cfg]
-        rows.append({"config": cfg, **{k: r[k]["test"] for k in ("markup_author", "markup_project", "text_author")},
-                     "majority_author": r["markup_author"]["majority"]["test"]})
-    gaps = [(k, {"text": 100 * g["text_author"]["accuracy"]["gap"],
-                 "markup": 100 * g["markup_author"]["accuracy"]["gap"]})
-            for k, g in sorted(leakage.get("track_gap", {}).items(), key=lambda kv: int(kv[0]))]
-    return {"rows": rows, "gaps": gaps, "classifier": leakage["method"]["classifier"],
-            "subsampling": leakage["method"]["subsampling"], "stopping_rule": leakage["method"].get("stopping_rule")}
+    for name in names:
+        has = [cfg for cfg in configs if name in variants[cfg]["metadata_columns"]]
+        reveals = [cfg for cfg in has if variants[cfg]["metadata_columns"][name]["reveals_label"]]
+        said = ("none" if not reveals else f"all {len(has)} configurations with it" if reveals == has
+                else ", ".join(f"`{c}`" for c in reveals))
+        rows.append({"column": name, "reveals": said,
+                     "sentence_1": variants.get("sentence_1", {}).get("metadata_columns", {}).get(name)})
+    first = variants[configs[0]]
+    return {"inputs": first["input_columns"], "label": first["label_column"], "metadata": rows}
 
 
 def _unit_name(chunk_target_size: int) -> str:
@@ -229,6 +239,7 @@ def context(out: Path) -> dict:
     recon_rows = [{**r, "causes": by_key.get((r["author"], r["split"]), [])}
                   for r in recon["rows"] if r["diff_rows"] != 0]
     sources = revisions["snapshots"]
+    board = leaderboard.board(out)
     return {
         "header_yaml": yaml.safe_dump(header(configs, out), sort_keys=False, allow_unicode=True, width=100),
         "sources": sources,
@@ -236,11 +247,13 @@ def context(out: Path) -> dict:
         "profile": report["registry_profile"],
         "main": main,
         "configurations": configurations,
-        "leaderboard": _leaderboard(leakage),
-        "board": leaderboard.board(out),
+        "board": board,
+        **card_claims.context(leakage, board),
+        "tracks": TRACKS,
         "genres": report["genres"],
         "example": _example(out),
         "fields": _fields(out),
+        "columns": _columns(variants),
         "split_seed": config.SPLIT_SEED,
         "block": report["split_block"],
         "per_author": per_author,
@@ -258,7 +271,12 @@ def context(out: Path) -> dict:
         "merges": report["merge_effects"],
         "recon": {**recon["summary"], "rows": recon_rows, "files": recon["missing_files"]},
         "licenses": report["license_rows"],
+<<<<<<< HEAD
         "inventory": report["warehouse_inventory"],
+=======
+        # the configurations mart_license_rows counts (chunk_target_size 1 in benchmark_configs)
+        "atomic_configs": [c for c in CONFIGS if BY_NAME[c].chunk_target_size == 1],
+>>>>>>> claims
         "overlap": _overlap(report["passage_overlap"]),
     }
 
@@ -266,13 +284,15 @@ def context(out: Path) -> dict:
 def _overlap(section: dict) -> dict:
     """The card's passage-overlap limitation from build_report.json's ``passage_overlap``: the
     summary row and, per configuration and evaluation split, the rows with a near-twin in train
-    before and after (class ``any``) with this build's count per class."""
+    before and after (class ``any``; of them with a character-level twin) with this build's count
+    per class."""
     cells: dict[tuple[str, str], dict] = {}
     for r in section["leaks"]:
         cell = cells.setdefault((r["config"], r["split"]), {"config": r["config"], "split": r["split"], "by_class": {}})
         if r["overlap_class"] == "any":
             cell.update(evaluation_rows=r["evaluation_rows"], before=r["rows_with_twin_before"],
-                        after=r["rows_with_twin_after"])
+                        after=r["rows_with_twin_after"], char_before=r["rows_with_char_twin_before"],
+                        char_after=r["rows_with_char_twin_after"])
         else:
             cell["by_class"][r["overlap_class"]] = r["rows_with_twin_after"]
     return {"summary": section["summary"], "cells": [cells[k] for k in sorted(cells, key=_config_split_order)]}
@@ -291,6 +311,8 @@ def _env() -> jinja2.Environment:
     env.filters["pct"] = lambda d: f"{100 * d['accuracy']:.1f} / {100 * d['macro_f1']:.1f}"
     env.filters["pp"] = lambda v: "–" if v is None else f"{v:.2f}"
     env.filters["frac"] = lambda v: "–" if v is None else f"{100 * v:.1f}"
+    env.filters.update(card_claims.filters())
+    env.filters["word"] = number_word
     return env
 
 

@@ -13,10 +13,11 @@ from pathlib import Path
 
 from sphragis.benchmark import BY_NAME
 
-#: Columns of every configuration, in order (seed 000 "Principal columns").
+#: Columns of every configuration, in order (seed 000 "Principal columns"), then ``source_id``: the
+#: warehouse's own id of the row (``id`` is opaque, SPEC §11; ``mart_benchmark_rows``).
 BASE_COLUMNS = (
     "id", "author", "work", "work_id", "genre", "text", "conllu", "cts_urn", "passage", "treebank_source",
-    "native_syntax", "source_records", "licenses", "dedup_key", "split",
+    "native_syntax", "source_records", "licenses", "dedup_key", "split", "source_id",
 )
 #: Extra columns of the chunked configurations (``chunk_target_size`` above 1).
 CHUNK_COLUMNS = (
@@ -25,6 +26,13 @@ CHUNK_COLUMNS = (
 )
 #: Extra columns of the held-out tracks, by track (sql/seeds/benchmark_configs.csv).
 TRACK_COLUMNS = {"source_held_out": ("held_out_source",), "work_held_out": ("held_out_works",)}
+
+#: What a model may read (SPEC §11; ``input_columns`` of ``metadata/dataset_variants.json``): the
+#: sentences' text and trees. Every other column but the label is metadata, and the export measures
+#: whether it reveals the label (:func:`sphragis.label_lookup.column_lookups`).
+INPUT_COLUMNS = ("text", "conllu")
+#: What a model predicts.
+LABEL_COLUMN = "author"
 
 #: Columns assembled per unit from ``int_eligible_sentences`` and ``int_units`` (the others come
 #: from ``mart_benchmark_rows``).
@@ -70,3 +78,9 @@ def data_file(config_name: str, split: str) -> str:
 def data_path(out: Path, config_name: str, split: str) -> Path:
     """:func:`data_file` inside the export directory ``out``."""
     return out / data_file(config_name, split)
+
+
+def metadata_columns(config_name: str) -> tuple[str, ...]:
+    """The columns of ``config_name`` that are neither input nor label (:data:`INPUT_COLUMNS`,
+    :data:`LABEL_COLUMN`), in published order."""
+    return tuple(c for c in columns_of(config_name) if c not in (*INPUT_COLUMNS, LABEL_COLUMN))

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import duckdb
 
-from sphragis import config
+from sphragis import config, label_lookup
 from sphragis.benchmark import BY_NAME, CONFIGS, EVAL_SPLITS, SPLITS
-from sphragis.config import OVERLAP_TWINS
-from sphragis.files import write_json, write_text_atomic
+from sphragis.config import DATASET_VARIANTS, OVERLAP_TWINS
+from sphragis.files import rounded, write_json, write_text_atomic
 from sphragis.queries import json_records as _records
 from sphragis.queries import query
 
-from .layout import is_chunked
+from .layout import INPUT_COLUMNS, LABEL_COLUMN, data_path, is_chunked, metadata_columns
 
 
 def _table(con: duckdb.DuckDBPyConnection, name: str, order_by: str = "all") -> list[dict]:
@@ -151,22 +151,38 @@ def config_summary(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, dict[s
     return {cfg: {split: got.get((cfg, split), {"rows": 0, "authors": 0}) for split in SPLITS} for cfg in CONFIGS}
 
 
-def dataset_variants(con: duckdb.DuckDBPyConnection, summary: dict) -> dict:
+#: How ``metadata_columns`` of dataset_variants.json were measured (its ``_columns`` entry).
+LOOKUP_RULE = ("reveals_label: a train-author lookup by the column's values beats the majority author on test "
+               "(sql/queries/label_lookup.sql: every value a row holds, list elements and struct fields "
+               "included, and each of its prefixes cut at ':' maps to its most frequent training author; an "
+               "evaluation row takes the author most of its values name by their longest prefix seen in "
+               "training, else the majority author); lookup_accuracy and majority_accuracy are test "
+               "accuracies (fractions)")
+
+
+def dataset_variants(con: duckdb.DuckDBPyConnection, summary: dict, lookups: dict[str, dict] | None = None) -> dict:
     """Every configuration: authors, rows per split, chunk ids, and the excluded rows (SPEC §9);
-    a work_held_out configuration also has ``held_out_works``: {author: {split: [work_id, ...]}}
+    its declared columns (SPEC §11): ``input_columns`` (what a model may read), ``label_column``
+    and ``metadata_columns`` ({column: {"reveals_label", "lookup_accuracy", "majority_accuracy"}},
+    from ``lookups``: :func:`sphragis.label_lookup.column_lookups` of the written files); a
+    work_held_out configuration also has ``held_out_works``: {author: {split: [work_id, ...]}}
     for its retained authors (``mart_work_held_out_choices``)."""
     works = {r["author"]: {"train": r["train_works"], "validation": r["validation_works"], "test": r["test_works"]}
              for r in _records(con, "select * from mart_work_held_out_choices where is_retained order by author")}
     out = {}
     for cfg, splits in summary.items():
         entry = {"splits": splits,
-                 "authors": [r["author"] for r in _records(con, query("variant_authors"), {"config": cfg})]}
+                 "authors": [r["author"] for r in _records(con, query("variant_authors"), {"config": cfg})],
+                 "input_columns": list(INPUT_COLUMNS), "label_column": LABEL_COLUMN,
+                 "metadata_columns": rounded((lookups or {}).get(cfg, {}))}
         if is_chunked(cfg):
             entry["chunks"] = _records(con, query("variant_chunks"), {"config": cfg})
         if BY_NAME[cfg].track == "work_held_out":
             entry["held_out_works"] = works
         out[cfg] = entry
     out["_exclusions"] = _table(con, "mart_split_exclusions")
+    out["_columns"] = {"input_columns": "what a model may read; every other column but the label is metadata",
+                       "metadata_columns": LOOKUP_RULE}
     return out
 
 
@@ -191,11 +207,16 @@ LICENSE_NOTES = {
 
 def license_rows(con: duckdb.DuckDBPyConnection) -> list[dict]:
     """Per (treebank_source, license): rows of the _1 configurations with a record of it (a row_id
-    published on both tracks counts once)."""
+    published on several tracks counts once)."""
     return _table(con, "mart_license_rows")
 
 
 _NUMBERS = "zero one two three four five six seven eight nine ten eleven twelve".split()
+
+
+def number_word(n: int) -> str:
+    """``n`` in words up to twelve (``three``), in digits above."""
+    return _NUMBERS[n] if 0 <= n < len(_NUMBERS) else str(n)
 
 
 def _licenses_by_source() -> dict[str, str]:
@@ -217,7 +238,7 @@ def licenses_md(con: duckdb.DuckDBPyConnection) -> str:
     licenses = _licenses_by_source()
     noncommercial = "; ".join(f"{src}: {lic}" for src, lic in licenses.items() if "-NC-" in lic)
     share_alike = [src for src, lic in licenses.items() if "-SA" in lic]
-    n_sa = _NUMBERS[len(share_alike)] if len(share_alike) < len(_NUMBERS) else str(len(share_alike))
+    n_sa = number_word(len(share_alike))
     share_alike_scope = f"all {n_sa} sources" if len(share_alike) == len(licenses) else ", ".join(share_alike)
     credited = dict.fromkeys(s["project"] for s in config.benchmark_snapshots())
     lines = ["# Licenses", "",
@@ -239,10 +260,21 @@ def licenses_md(con: duckdb.DuckDBPyConnection) -> str:
     return "\n".join(lines)
 
 
+def column_lookups(out: Path, cfg: str) -> dict[str, dict]:
+    """The lookups of the metadata columns of configuration ``cfg`` as written in ``out``
+    (:func:`sphragis.label_lookup.column_lookups`)."""
+    return label_lookup.column_lookups({s: data_path(out, cfg, s) for s in SPLITS}, list(metadata_columns(cfg)),
+                                       LABEL_COLUMN)
+
+
+def write_variants(con: duckdb.DuckDBPyConnection, out: Path, summary: dict, lookups: dict[str, dict]) -> None:
+    """Write ``metadata/dataset_variants.json`` into ``out`` (after its files: the lookups read them)."""
+    write_json(out / DATASET_VARIANTS, dataset_variants(con, summary, lookups), sort_keys=True)
+
+
 def write_all(con: duckdb.DuckDBPyConnection, out: Path, summary: dict) -> None:
-    """Write metadata/*.json and LICENSES.md into ``out`` (an export directory being built)."""
+    """Write the other metadata/*.json and LICENSES.md into ``out`` (an export directory being built)."""
     meta = out / "metadata"
-    write_json(meta / "dataset_variants.json", dataset_variants(con, summary), sort_keys=True)
     write_json(meta / "build_report.json", build_report(con), sort_keys=True)
     write_json(meta / OVERLAP_TWINS.name, overlap_twins(con), sort_keys=True)
     write_json(meta / "source_revisions.json", source_revisions(con), sort_keys=True)

@@ -7,7 +7,8 @@ Layout of ``SPHRAGIS_OUT`` (default ``dist/sphragis``)::
                                     ``configs:`` YAML lets ``datasets.load_dataset(<out>, "sentence_10")`` work offline
     LICENSES.md                     per-source license, attribution, NC/SA implications
     data/<config>/<split>-00000-of-00001.parquet
-    metadata/dataset_variants.json  every config: authors, rows per split, chunk ids, exclusions
+    metadata/dataset_variants.json  every config: authors, rows per split, chunk ids, exclusions, the
+                                    columns a model may read and what each other column reveals
     metadata/build_report.json      SPEC §6–§8 counts, repairs, rejects, held-out choices
     metadata/source_revisions.json  pinned snapshots and the files read from each
     metadata/leakage_report.json    SPEC §11 (written by ``sphragis audit`` after the export; `make export` runs it)
@@ -159,7 +160,8 @@ def _write_all(con: duckdb.DuckDBPyConnection, units, tmp: Path, out: Path, prev
     :data:`WRITER_THREADS` threads (each with its own DuckDB cursor), the training splits first
     (the largest files); the same threads write the metadata (its row and author counts come from
     ``mart_config_summary`` and must equal the files' own) and, when no previous file can be reused,
-    compute the fingerprints meanwhile. The card is rendered last, from the files written.
+    compute the fingerprints meanwhile; then they measure what each metadata column reveals on the
+    files written (``dataset_variants.json``). The card is rendered last, from the files written.
     ``before_swap`` (e.g. waiting for the validation) runs after everything is written and before
     the swap; if it raises, nothing is swapped.
 
@@ -209,9 +211,12 @@ def _write_all(con: duckdb.DuckDBPyConnection, units, tmp: Path, out: Path, prev
             fps_job = pool.submit(fingerprints) if fps is None else None
             jobs.update({key: pool.submit(write, key) for key in todo if key not in jobs})
             written = {key: job.result() for key, job in jobs.items()}
+            # what each metadata column reveals, measured on the files just written (SPEC §11)
+            lookup_jobs = {cfg: pool.submit(metadata.column_lookups, tmp, cfg) for cfg in CONFIGS}
             meta_job.result()
             card_job.result()
             fps = fps_job.result() if fps_job is not None else fps
+            on_cursor(metadata.write_variants, tmp, expected, {cfg: job.result() for cfg, job in lookup_jobs.items()})
         summary: dict[str, dict[str, dict]] = {}
         for cfg, split in keys:
             rel, old = data_file(cfg, split), reused[(cfg, split)]

@@ -13,6 +13,11 @@ For each configuration of an export (``SPHRAGIS_OUT``, default ``dist/sphragis``
   at 5); per sentence its length, maximum depth (log2 bins) and the relative position of the
   root. The project label is the unit's ``treebank_source`` (the chosen parse); for a chunk, the
   most frequent one among its units (ties: the first in unit order).
+Both read only the export's declared input columns (``input_columns`` of
+``metadata/dataset_variants.json``: ``text`` and ``conllu``), checked when the export is loaded
+(:func:`sphragis.audit_features.check_inputs`); ``dedup_key`` identifies a unit, ``author`` and
+``treebank_source`` are the labels.
+
 * **text → author** (the first leaderboard rows): character n-grams (1–4, ``char_wb``) of
   ``text``, the row's units joined by single spaces. It is scored a second time on the evaluation
   rows without a near-twin in train (``<split>_without_twins``; the ids of
@@ -55,9 +60,10 @@ import duckdb
 
 from . import config, state
 from .audit_features import (CHAR_NGRAMS, AuditError, SplitRows, Units, _sklearn, char_wb_counts,  # noqa: F401
-                             config_files, load, split_rows)
+                             config_files, declared_inputs, load, split_rows)
 from .audit_fits import (MIN_TRAIN_DF, N_JOBS, RANDOM_STATE, REFERENCE_TASK, STOPPING_RULE,  # noqa: F401
                          SVC_C, SVC_TOL, TASKS, audit_config, fit_and_score, overlap_twins, run_audit)
+from .audit_claims import THIN_ROWS, report_claims
 from .benchmark import CHUNK_SIZES, CONFIGS, EVAL_SPLITS, SPLITS, config_of  # noqa: F401
 from .files import rounded, write_json
 from .queries import query
@@ -66,10 +72,15 @@ from .queries import query
 # outputs
 
 
+#: What the audit's results keep for its own use and the report leaves out: fit times, the test
+#: predictions (the text baseline's are the reference submission) and the test rows' authors.
+UNREPORTED = ("seconds", "predictions", "test_authors")
+
+
 def _strip_timings(obj: Any) -> Any:
-    """``obj`` without fit times and the reference predictions (published in their own file)."""
+    """``obj`` without :data:`UNREPORTED`."""
     if isinstance(obj, dict):
-        return {k: _strip_timings(v) for k, v in obj.items() if k not in ("seconds", "predictions")}
+        return {k: _strip_timings(v) for k, v in obj.items() if k not in UNREPORTED}
     return obj
 
 
@@ -78,8 +89,10 @@ def report_document(results: dict[str, Any]) -> dict[str, Any]:
 
     Deterministic: no timings or timestamps; floats rounded to 4 decimals (fractions, not %).
     ``text_minus_markup`` per configuration is the text baseline's test score minus the markup
-    classifier's (author); ``track_gap`` per chunk size is main-track minus source-held-out-track
-    test score for each classifier.
+    classifier's (author); ``track_gap`` per chunk size is the seed's gap, main-track minus
+    source-held-out-track test score for each classifier, each track on its own authors;
+    ``same_author_gap`` and ``track_means`` are :func:`sphragis.audit_claims.report_claims`,
+    ``floor_reading`` :func:`floor_reading`.
     """
     configs = {}
     for cfg, r in results.items():
@@ -98,6 +111,7 @@ def report_document(results: dict[str, Any]) -> dict[str, Any]:
                                "gap": main[f"{fs}_{tg}"]["test"][m] - held[f"{fs}_{tg}"]["test"][m]}
                            for m in ("accuracy", "macro_f1")}
             for fs, tg in TASKS}
+    claims = report_claims(results)
     return rounded({
         "spec": "SPEC §11; seed 000 'Residual leakage'",
         "what": "Test (and validation) accuracy and macro-F1 of classifiers that see annotation markup only "
@@ -118,11 +132,57 @@ def report_document(results: dict[str, Any]) -> dict[str, Any]:
             "project_label": "treebank_source of the chosen parse; for chunks the most frequent among the "
                              "units (ties: the first in unit order)",
             "majority_baseline": "the most frequent training label predicted for every row",
+            "inputs": "the text and markup features read only the export's declared input columns (text, conllu; "
+                      "metadata/dataset_variants.json), checked when the export is loaded",
+            "intervals": "test_ci: 95 % percentile bootstrap over test rows (999 resamples, default_rng(776) fresh "
+                         "per configuration, sphragis/evaluation/bootstrap.py); test_top_k: top-3 accuracy of the "
+                         "decision function (majority: the 3 most frequent training authors)",
+            "lookup_baselines": "genre_author and project_author: the training author looked up by the row's genre or "
+                                "project label alone (sql/queries/label_lookup.sql)",
+            "floor_decomposition": "main track: markup -> author refitted inside each project with two or more "
+                                   "training authors (the annotator fixed) and markup -> project inside each author "
+                                   "with two or more training projects (the author fixed), pooled over their test "
+                                   "rows against each group's majority label",
+            "same_author_gap": "per held-out configuration: the main-track configuration of its chunk size scored "
+                               "on the held-out track's authors only (its classifier unchanged), the held-out track, "
+                               "and their gap, with CIs of independent resamples (main first, then held-out, one "
+                               "default_rng(776))",
+            "confounds": f"per configuration: authors with fewer than {THIN_ROWS} rows per evaluation split, the "
+                         "largest author's share of training rows; source_held_out_1: per author whether the held-out "
+                         "project is also a held-out work; atomic configurations: evaluation rows with the sentence "
+                         "before or after one of their records (same source file) in train",
             "subsampling": "none (every row of every split of every configuration is used)",
         },
         "configs": configs,
         "track_gap": track_gap,
+        "track_gap_note": "the seed's gap: main-track minus source-held-out test score, each track on its own "
+                          "authors (different author sets); same_author_gap compares them on the held-out track's "
+                          "authors",
+        "same_author_gap": claims["same_author_gap"],
+        "track_means": claims["track_means"],
+        "floor_reading": floor_reading(results),
     })
+
+
+def floor_reading(results: dict[str, Any]) -> dict[str, Any] | None:
+    """How much of the floor is annotator signal and how much syntax, on the main track's atomic
+    configuration: the floor (markup → author) beside markup → author within each project (the
+    annotator fixed: the authors' syntax) and markup → project within each author (the author fixed:
+    the annotators' conventions), each with its majority baseline and CI (pooled test rows), and
+    each gain over its majority in points. None without that configuration's decomposition."""
+    cfg = next((c for c in CONFIGS if c in results and "floor_decomposition" in results[c]), None)
+    if cfg is None:
+        return None
+    r, dec = results[cfg], results[cfg]["floor_decomposition"]
+
+    def gain(d: dict) -> float | None:
+        return None if d["accuracy"] is None else d["accuracy"] - d["majority_accuracy"]
+
+    floor = {"accuracy": r["markup_author"]["test"]["accuracy"], "ci": r["markup_author"]["test_ci"]["accuracy"],
+             "majority_accuracy": r["markup_author"]["majority"]["test"]["accuracy"]}
+    return {"config": cfg, "floor": {**floor, "gain": gain(floor)},
+            **{k: {**dec[k]["pooled"], "gain": gain(dec[k]["pooled"]), "groups": len(dec[k]["groups"])}
+               for k in ("within_project", "within_author")}}
 
 
 def write_report(doc: dict[str, Any], out: Path) -> Path:
@@ -215,8 +275,9 @@ STEP = __name__
 def audit_reads(out: Path, configs: tuple[str, ...] = CONFIGS) -> dict[str, Any]:
     """What an audit of ``out`` reads (:func:`sphragis.state.reads`): its code and named queries,
     the Parquet file of every configuration audited (:func:`config_files`), the export's
-    ``metadata/overlap_twins.json`` (the text baseline is also scored without those rows), the
-    configurations, and the libraries (NumPy, SciPy, scikit-learn, …). The fits are deterministic
+    ``metadata/overlap_twins.json`` (the text baseline is also scored without those rows) and
+    ``metadata/dataset_variants.json`` (the declared input columns), the configurations, and the
+    libraries (NumPy, SciPy, scikit-learn, …). The fits are deterministic
     (fixed ``random_state``), so equal digests mean equal results.
 
     Raises:
@@ -224,7 +285,8 @@ def audit_reads(out: Path, configs: tuple[str, ...] = CONFIGS) -> dict[str, Any]
     """
     files = config_files(out, configs)
     twins = out / config.OVERLAP_TWINS  # an input even while absent: its appearing is a change
-    return state.reads((STEP,), files=[*(p for cfg in configs for p in files[cfg].values()), twins],
+    return state.reads((STEP,), files=[*(p for cfg in configs for p in files[cfg].values()), twins,
+                                       out / config.DATASET_VARIANTS],
                        variables={"configs": list(configs)})
 
 

@@ -13,9 +13,13 @@ import duckdb
 import numpy as np
 
 from .benchmark import CONFIGS, SPLITS
+from .config import DATASET_VARIANTS
 from .queries import query
 
 CHAR_NGRAMS = (1, 4)
+#: The payload columns (``audit_payloads``) that identify a unit rather than describe it: the
+#: features are computed from the others, which must be input columns (:func:`check_inputs`).
+UNIT_KEYS = ("cfg", "split", "r", "dedup_key")
 
 
 class AuditError(RuntimeError):
@@ -54,6 +58,40 @@ def config_files(out: Path, configs: tuple[str, ...] = CONFIGS) -> dict[str, dic
     return files
 
 
+def declared_inputs(out: Path, configs: tuple[str, ...] = CONFIGS) -> dict[str, list[str]]:
+    """Per configuration, the columns a model may read, as the export declares them
+    (``input_columns`` of ``metadata/dataset_variants.json``, SPEC §11).
+
+    Raises:
+        AuditError: the file is missing or declares no ``input_columns`` for a configuration.
+    """
+    import json
+
+    path = out / DATASET_VARIANTS
+    try:
+        variants = json.loads(path.read_text(encoding="utf-8"))
+        return {cfg: list(variants[cfg]["input_columns"]) for cfg in configs}
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise AuditError(f"{path}: no input_columns declared for every audited configuration ({exc!r}); "
+                         "run `sphragis export` first") from exc
+
+
+def check_inputs(read: list[str], inputs: dict[str, list[str]]) -> None:
+    """That the audit's features read only input columns: ``read``, the unit columns the payload
+    query returns besides :data:`UNIT_KEYS` (what the markup and text features are computed
+    from), must be declared inputs of every audited configuration.
+
+    Raises:
+        AuditError: naming the column and the configuration.
+    """
+    for cfg, declared in inputs.items():
+        extra = [c for c in read if c not in declared]
+        if extra:
+            raise AuditError(f"the audit's features would read {', '.join(extra)}, which "
+                             f"{DATASET_VARIANTS} does not declare an input of {cfg} (input_columns: "
+                             f"{', '.join(declared)})")
+
+
 @dataclass
 class Units:
     """Every distinct unit (by ``dedup_key``) of the audited configurations.
@@ -75,22 +113,33 @@ class Units:
 
 @dataclass
 class SplitRows:
-    """One (configuration, split): rows × units incidence and the two labels per row."""
+    """One (configuration, split): rows × units incidence, the two labels per row (author, project)
+    and the row's id, genre and work_id (metadata: the lookup baselines and the confounds)."""
 
     incidence: Any
     authors: np.ndarray
     projects: np.ndarray
     ids: np.ndarray
+    genres: np.ndarray = field(default_factory=lambda: np.array([], dtype=object))
+    work_ids: np.ndarray = field(default_factory=lambda: np.array([], dtype=object))
 
 
-def load(files: dict[str, dict[str, Path]]) -> tuple[duckdb.DuckDBPyConnection, Units]:
+def load(files: dict[str, dict[str, Path]], declared: dict[str, list[str]] | None = None
+         ) -> tuple[duckdb.DuckDBPyConnection, Units]:
     """Read every file into an in-memory DuckDB and count the unit features once.
+
+    Args:
+        files: :func:`config_files`.
+        declared: :func:`declared_inputs` of the export; the payload columns the features are
+            computed from are checked against them (:func:`check_inputs`). None: not checked (a
+            synthetic export without metadata).
 
     Returns:
         (connection holding ``audit_rows`` and ``audit_units``, :class:`Units`).
 
     Raises:
-        AuditError: a file lacks a required column, or rows disagree on a unit's length.
+        AuditError: a file lacks a required column, rows disagree on a unit's length, or the
+            features would read a column that is not a declared input.
     """
     import scipy.sparse as sp
 
@@ -113,6 +162,8 @@ def load(files: dict[str, dict[str, Path]]) -> tuple[duckdb.DuckDBPyConnection, 
     except duckdb.Error as exc:
         raise AuditError(f"cannot read the export's Parquet files: {exc}") from exc
     con.unregister("audit_inputs")
+    if declared is not None:
+        check_inputs([c for c in con.table("audit_payloads").columns if c not in UNIT_KEYS], declared)
     bad = con.execute(query("audit_ragged_rows")).fetchone()
     if bad:
         raise AuditError(f"{files[bad[0]][bad[1]]}: row {bad[2]} has lists of different lengths "
@@ -192,7 +243,8 @@ def _temp_table(con: duckdb.DuckDBPyConnection, name: str, sql: str, params: dic
 
 
 def split_rows(con: duckdb.DuckDBPyConnection, units: Units, cfg: str, split: str) -> SplitRows:
-    """Incidence (rows × units, 1 where the row holds the unit) and author / project labels.
+    """Incidence (rows × units, 1 where the row holds the unit), author / project labels, ids,
+    genres and work ids.
 
     The project of a row is the most frequent ``treebank_source`` of its units (ties: the
     earliest unit); for ``_1`` rows simply the chosen parse's.
@@ -203,7 +255,6 @@ def split_rows(con: duckdb.DuckDBPyConnection, units: Units, cfg: str, split: st
     labels = con.execute(query("audit_split_labels"), params).fetchall()  # one per row, in row order
     inc = con.execute(query("audit_split_incidence"), params).fetchnumpy()
     incidence = sp.csr_matrix((np.ones(len(inc["r"])), (inc["r"], inc["unit_idx"])), shape=(len(labels), units.n))
-    return SplitRows(incidence=incidence,
-                     authors=np.array([a for _, a, _, _ in labels], dtype=object),
-                     projects=np.array([p for _, _, p, _ in labels], dtype=object),
-                     ids=np.array([i for _, _, _, i in labels], dtype=object))
+    columns = list(zip(*labels)) if labels else [()] * 6
+    return SplitRows(incidence=incidence, **{name: np.array(columns[k], dtype=object) for k, name in
+                                             ((1, "authors"), (2, "projects"), (3, "ids"), (4, "genres"), (5, "work_ids"))})

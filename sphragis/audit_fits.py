@@ -17,8 +17,9 @@ import duckdb
 import numpy as np
 
 from . import config
-from .audit_features import SplitRows, Units, _sklearn, config_files, load, split_rows
+from .audit_features import SplitRows, Units, _sklearn, config_files, declared_inputs, load, split_rows
 from .benchmark import BY_NAME, CONFIGS, EVAL_SPLITS, SPLITS
+from .predictions import EVAL_SPLIT
 
 #: Classifier settings (recorded in the report).
 SVC_C = 0.5
@@ -97,7 +98,8 @@ def _fit_target(xt, y_train: np.ndarray, evals: dict[str, tuple[Any, np.ndarray]
     t0 = time.perf_counter()
     classes, counts = np.unique(y_train, return_counts=True)
     majority = classes[np.argmax(counts)]  # np.unique sorts, so ties go to the first label
-    out: dict[str, Any] = {"n_features": int(n_features), "n_classes": int(len(classes)), "majority": {}}
+    out: dict[str, Any] = {"n_features": int(n_features), "n_classes": int(len(classes)), "majority": {},
+                           "majority_label": str(majority)}
     if len(classes) < 2:
         model = None
     else:
@@ -113,7 +115,37 @@ def _fit_target(xt, y_train: np.ndarray, evals: dict[str, tuple[Any, np.ndarray]
         if split in predictions_of:
             out.setdefault("predictions", {})[split] = [str(label) for label in pred]
         out["majority"][split] = _scores(y, np.array([majority] * len(y), dtype=object))
+        if split == EVAL_SPLIT:  # the leaderboard's figures: CIs and top-k on test
+            out |= test_intervals(y, pred, majority, classes[np.argsort(-counts, kind="stable")],
+                                  None if model is None else (model.decision_function(x), model.classes_))
     out["seconds"] = prepared + time.perf_counter() - t0
+    return out
+
+
+def test_intervals(y: np.ndarray, pred: np.ndarray, majority: str, by_frequency: np.ndarray,
+                   decision: tuple[np.ndarray, np.ndarray] | None) -> dict[str, Any]:
+    """The test split's percentile-bootstrap CIs (accuracy, macro-F1) of a fit and of its majority
+    baseline (:func:`sphragis.evaluation.bootstrap.classification_interval`: a fresh
+    ``default_rng(776)``, 999 resamples, as ``sphragis score``), and the top-k accuracy
+    (:data:`sphragis.predictions.TOP_K`) of the fit's decision function and of the k most
+    frequent training labels (None when there are no more than k labels).
+
+    Returns:
+        {"test_ci": {"accuracy", "macro_f1"}, "majority_test_ci": {...}, "test_top_k": {"k",
+        "accuracy", "majority_accuracy"} | None}.
+    """
+    from .evaluation.bootstrap import classification_interval
+    from .predictions import TOP_K
+
+    ci = classification_interval(y, pred)
+    base = classification_interval(y, np.array([majority] * len(y), dtype=object))
+    out: dict[str, Any] = {"test_ci": {m: ci[m] for m in ("accuracy", "macro_f1")},
+                           "majority_test_ci": {m: base[m] for m in ("accuracy", "macro_f1")}, "test_top_k": None}
+    if decision is not None and len(decision[1]) > TOP_K and len(y):
+        scores, labels = decision
+        top = labels[np.argsort(-scores, axis=1, kind="stable")[:, :TOP_K]]
+        out["test_top_k"] = {"k": TOP_K, "accuracy": float(np.mean([a in t for a, t in zip(y, top)])),
+                             "majority_accuracy": float(np.isin(y, by_frequency[:TOP_K]).mean())}
     return out
 
 
@@ -168,8 +200,9 @@ def fit_feature_set(units: Units, rows: dict[str, SplitRows], feature_set: str,
         evals |= {f"{s}_without_twins": (xs[s][keep[s]], {tg: y[keep[s]] for tg, y in labels[s].items()})
                   for s in EVAL_SPLITS}
         out["rows_without_twins"] = {s: int(keep[s].sum()) for s in EVAL_SPLITS}
-    fits = fit_and_score(xs["train"], labels["train"], evals,
-                         {REFERENCE_TASK[1]: ("test",)} if feature_set == REFERENCE_TASK[0] else None, tol)
+    # every target's test predictions: the reference submission (text → author) and the
+    # same-author gaps (sphragis.audit_claims)
+    fits = fit_and_score(xs["train"], labels["train"], evals, {tg: (EVAL_SPLIT,) for tg in targets}, tol)
     return out | {f"{feature_set}_{tg}": fit for tg, fit in fits.items()}
 
 
@@ -185,10 +218,19 @@ def audit_config(con: duckdb.DuckDBPyConnection, units: Units, cfg: str,
     return result
 
 
+#: The job of :func:`sphragis.audit_claims.fit_within` (the floor decomposed) beside the feature sets.
+WITHIN = "within"
+
+
 def _fit_job(job: tuple[str, str]) -> dict[str, Any]:
     """:func:`fit_feature_set` of one (configuration, feature set) over the units, rows and twins
-    :func:`run_audit` left in :data:`_SHARED` (run in a forked worker, or in-process)."""
+    :func:`run_audit` left in :data:`_SHARED` (run in a forked worker, or in-process); for the
+    feature set :data:`WITHIN`, the floor's decomposition (:func:`sphragis.audit_claims.fit_within`)."""
     cfg, feature_set = job
+    if feature_set == WITHIN:
+        from .audit_claims import fit_within
+
+        return fit_within(_SHARED["units"], _SHARED["rows"][cfg], cfg, fit_and_score)
     twins = _SHARED["twins"]
     return fit_feature_set(_SHARED["units"], _SHARED["rows"][cfg], feature_set,
                            None if twins is None else twins.get(cfg, {}))
@@ -197,18 +239,34 @@ def _fit_job(job: tuple[str, str]) -> dict[str, Any]:
 def load_rows(out: Path, configs: tuple[str, ...] = CONFIGS
               ) -> tuple[Units, dict[str, dict[str, SplitRows]], dict[str, dict[str, list[str]]] | None]:
     """What the fits of ``configs`` read from the export ``out``: the units counted once
-    (:func:`sphragis.audit_features.load`), every configuration's :func:`config_rows` (the DuckDB
-    connection closed after), and :func:`overlap_twins`.
+    (:func:`sphragis.audit_features.load`, which checks that the features read only the columns
+    ``metadata/dataset_variants.json`` declares inputs), every configuration's :func:`config_rows`
+    (the DuckDB connection closed after), and :func:`overlap_twins`.
 
     Raises:
-        AuditError: the export is incomplete (names the file).
+        AuditError: the export is incomplete (names the file), or the features would read a
+            column that is not a declared input.
     """
-    con, units = load(config_files(out, configs))
+    con, units = load(config_files(out, configs), declared_inputs(out, configs))
     try:
         rows = {cfg: config_rows(con, units, cfg) for cfg in configs}
     finally:
         con.close()
     return units, rows, overlap_twins(out)
+
+
+def claims_of(rows: dict[str, SplitRows], cfg: str, files: dict[str, Path], within: dict | None) -> dict[str, Any]:
+    """What a configuration's result carries for :mod:`sphragis.audit_claims` besides its fits: the
+    lookup baselines, the confounds, the floor's decomposition (main track), and the test and
+    training authors the cross-configuration figures need."""
+    from .audit_claims import confounds, lookup_baselines
+
+    out = {**lookup_baselines(rows, _scores), "confounds": confounds(rows, cfg, files),
+           "test_authors": [str(a) for a in rows[EVAL_SPLIT].authors],
+           "train_authors": sorted({str(a) for a in rows["train"].authors})}
+    if within is not None:
+        out["floor_decomposition"] = within
+    return out
 
 
 def empty_splits(rows: dict[str, dict[str, SplitRows]]) -> dict[str, list[str]]:
@@ -256,9 +314,12 @@ def run_audit(out: Path, configs: tuple[str, ...] = CONFIGS, progress: bool = Fa
     def cost(job: tuple[str, str]) -> float:
         cfg, fs = job
         classes = {"author": len(set(rows[cfg]["train"].authors)), "project": len(set(rows[cfg]["train"].projects))}
+        if fs == WITHIN:  # per group: the markup rows of its project (author) and its few classes
+            return rows[cfg]["train"].incidence.nnz * per_unit["markup"] * 4
         return rows[cfg]["train"].incidence.nnz * per_unit[fs] * sum(classes[tg] for f, tg in TASKS if f == fs)
 
-    todo = sorted(((cfg, fs) for cfg in configs for fs in FEATURE_SETS), key=cost, reverse=True)
+    within = [(cfg, WITHIN) for cfg in configs if BY_NAME[cfg].track == "main"]
+    todo = sorted([*((cfg, fs) for cfg in configs for fs in FEATURE_SETS), *within], key=cost, reverse=True)
     t1 = time.perf_counter()
     step("audit: fits")
     _SHARED.update(units=units, rows=rows, twins=twins)
@@ -271,11 +332,13 @@ def run_audit(out: Path, configs: tuple[str, ...] = CONFIGS, progress: bool = Fa
     finally:
         _SHARED.clear()
     results = {}
+    files = config_files(out, configs)
     for cfg in configs:
         results[cfg] = config_summary(cfg, rows[cfg])
         for fs in FEATURE_SETS:
             results[cfg] |= done[(cfg, fs)]
         results[cfg]["seconds"] = sum(results[cfg][f"{fs}_{tg}"]["seconds"] for fs, tg in TASKS)
+        results[cfg] |= claims_of(rows[cfg], cfg, files[cfg], done.get((cfg, WITHIN)))
         if progress:
             r = results[cfg]
             print(f"audit: {cfg:20s} markup→author {r['markup_author']['test']['accuracy']:.3f}  "

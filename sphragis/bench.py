@@ -22,7 +22,11 @@ report) and keeps the peak per step (:mod:`sphragis.measure`). One run measures,
    snapshot) alone, then with one more UD Perseus file holding a flat sentence of
    :data:`sphragis.bench_inputs.LONG_FLAT_TOKENS` tokens (every token under the root), a chain of
    :data:`sphragis.bench_inputs.LONG_CHAIN_TOKENS` (each token under the previous one, the deepest tree the build
-   accepts) and a cycle as long; time, CPU and peak RSS of both and the models that took longest.
+   accepts) and a cycle as long, then with the flat sentence
+   :data:`sphragis.bench_inputs.LONGER_FLAT_TOKENS` long; time, CPU and peak RSS of each, the models
+   that took longest, and the longer build against the long one
+   (:func:`sphragis.bench_inputs.longer_vs_long`: a build linear in a sentence's length adds about
+   five times as much, and the models growing faster are named).
 7. **what users wait for**, after those: ``sphragis audit --full`` and ``sphragis export-treebank``
    (with the UD validator, its cache cleared) as children of their own, each with wall time, CPU
    and peak RSS, and ``make export`` end to end from unpacked sources = the full build + full
@@ -60,8 +64,8 @@ import time
 from pathlib import Path
 
 from . import config
-from .bench_inputs import (LONG_CHAIN_TOKENS, LONG_FLAT_TOKENS, edited_seeds, long_sentence_file, parse_floor,
-                           source_files, subset_files, subset_tree)
+from .bench_inputs import (LONG_CHAIN_TOKENS, LONG_FLAT_TOKENS, LONGER_FLAT_TOKENS, edited_seeds, long_sentence_file,
+                           longer_vs_long, parse_floor, source_files, subset_files, subset_tree)
 from .files import check_output_file, write_text_atomic
 from .measure import Sampler, timed_call
 from .state import state_dir
@@ -69,7 +73,8 @@ from .state import state_dir
 DESCRIPTION = ("Measure SPEC §13 in one run: parse floor, full build (build --full + export --full), "
                "no-change rebuild, rebuild after a one-row works_registry.csv edit, peak RSS, and builds "
                "from 25/50/100%% of the source files with the fitted growth exponent per step, and a small "
-               "build with and without a 20,000-token sentence, a 1,000-deep chain and a 1,000-token cycle.")
+               "build with and without a 20,000-token (then a 100,000-token) sentence, a 1,000-deep chain and a "
+               "1,000-token cycle.")
 GIB = 1 << 30
 TARGETS = {"ratio": 10.0, "spec_ratio": 2.0, "peak_rss_bytes": 2 * GIB, "no_change_share": 0.05,
            "edit_share": 0.40}
@@ -308,15 +313,21 @@ def run_bench(json_path: Path = DEFAULT_JSON, workdir: Path | None = None, keep:
 
 def long_sentence_runs(files, work: Path) -> dict:
     """Step 6 of the module docstring: full builds (and exports) of the 0 % subset of ``files``
-    alone (``small``) and with :func:`long_sentence_file` beside it (``long``)."""
+    alone (``small``), with :func:`long_sentence_file` beside it (``long``: a flat sentence of
+    :data:`LONG_FLAT_TOKENS`) and with its flat sentence :data:`LONGER_FLAT_TOKENS` long instead
+    (``longer``), and the longer build measured against the long one (``longer_vs_long``: the
+    ratios of wall time, CPU and peak RSS over and above the small tree's, and every model whose
+    time grew more than the sentence did; a build that grows linearly stays near the length ratio)."""
     data = work / "data-long"
     subset_tree(files, 0.0, data)
     out = {"small": scenario("small tree", _env(data, work, "small"), work, full=True)}
-    long_sentence_file(data / "ud-perseus")
-    out["long"] = scenario(f"small tree + flat {LONG_FLAT_TOKENS:,}-token sentence + "
-                           f"{LONG_CHAIN_TOKENS:,}-token chain, cycle", _env(data, work, "long"), work, full=True)
+    for key, flat in (("long", LONG_FLAT_TOKENS), ("longer", LONGER_FLAT_TOKENS)):
+        long_sentence_file(data / "ud-perseus", flat)
+        out[key] = scenario(f"small tree + flat {flat:,}-token sentence + {LONG_CHAIN_TOKENS:,}-token chain, cycle",
+                            _env(data, work, key), work, full=True)
     models = out["long"]["build"].get("model_seconds", {})
     out["slowest_models"] = dict(sorted(models.items(), key=lambda kv: -kv[1])[:3])
+    out["longer_vs_long"] = longer_vs_long(out)
     return out
 
 
@@ -357,7 +368,7 @@ def _figures(report: dict) -> dict:
 
 def _long_runs(report: dict) -> list[dict]:
     long = report.get("long_sentence") or {}
-    return [long[k] for k in ("small", "long") if k in long]
+    return [long[k] for k in ("small", "long", "longer") if k in long]
 
 
 def print_report(report: dict) -> None:
@@ -389,7 +400,8 @@ def print_report(report: dict) -> None:
         print(f"    models built/reused {b.get('status')}, tests run/skipped {b.get('tests')}, "
               f"export {(r.get('export') or {}).get('reuse')}")
     long = report.get("long_sentence") or {}
-    for k, label in (("small", "small tree (0% subset)"), ("long", "  + long sentences")):
+    for k, label in (("small", "small tree (0% subset)"), ("long", f"  + flat {LONG_FLAT_TOKENS:,}"),
+                     ("longer", f"  + flat {LONGER_FLAT_TOKENS:,}")):
         r = long.get(k)
         if r:
             print(f"{label:<26}{secs(r.get('wall_seconds'))}   CPU {secs(r.get('cpu_seconds'))}   "
@@ -398,6 +410,16 @@ def print_report(report: dict) -> None:
     if long.get("slowest_models"):
         print(f"    (flat {LONG_FLAT_TOKENS:,} + chain, cycle {LONG_CHAIN_TOKENS:,} tokens) slowest models: "
               + ", ".join(f"{m} {v:.1f}s" for m, v in long["slowest_models"].items()))
+    grow = long.get("longer_vs_long") or {}
+    if grow.get("ok"):
+        said = {"wall_seconds": "wall", "cpu_seconds": "CPU", "peak_rss_bytes": "peak RSS"}
+        print(f"    {LONGER_FLAT_TOKENS:,} against {LONG_FLAT_TOKENS:,} tokens (x{grow['length_ratio']:g} the sentence), "
+              "over the small tree: " + ", ".join(
+                  f"{said[k]} x{grow[k]['ratio']:.1f}" if grow[k]["ratio"] is not None else f"{said[k]} n/a"
+                  for k in said)
+              + "; models growing faster than the sentence: "
+              + (", ".join(f"{m} {a:.1f}s -> {b:.1f}s" for m, (a, b) in grow["models_growing_faster"].items())
+                 or "none"))
     print(f"peak RSS (process tree)   {gib(fig.get('peak_rss_bytes'))} (target <= 2 GiB): {ok('peak_rss')}")
     if report.get("waits"):
         print(f"\nwhat users wait for{' (fraction ' + str(report['fraction']) + ' of the sources)' if report.get('fraction') else ''}:")

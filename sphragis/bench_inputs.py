@@ -19,6 +19,10 @@ REGISTRY_EDIT = ("agdt", "tlg0003.tlg001.perseus-grc1.1.tb.xml", "work", "Histor
 #: the file that holds them, and the ``# newdoc id`` that files them under a retained work of
 #: works_registry.csv.
 LONG_FLAT_TOKENS = 20_000
+#: The flat sentence of the second long build (``make bench``): five times as long, so that a model
+#: whose time or memory grows faster than the sentence shows it (the overlap texts once took 1.5 GiB
+#: at 20,000 tokens and 6.3 GiB and 13 minutes at 100,000).
+LONGER_FLAT_TOKENS = 100_000
 LONG_CHAIN_TOKENS = 1_000
 LONG_FILE = "grc_perseus-ud-long.conllu"
 LONG_DOCUMENT = "tlg0008.tlg001.perseus-grc1.12.tb.xml"
@@ -112,13 +116,14 @@ def long_sentence_conllu(n_tokens: int, shape: str, sent_id: str) -> str:
     return "\n".join(lines) + "\n\n"
 
 
-def long_sentence_file(dest: Path) -> Path:
-    """Write :data:`LONG_FILE` (a flat sentence of :data:`LONG_FLAT_TOKENS` tokens, sent_id
-    ``flat``, then a chain and a cycle of :data:`LONG_CHAIN_TOKENS`, sent_ids ``chain`` and
-    ``cycle``) into ``dest``, the ``ud-perseus`` snapshot folder of a source tree; returns its path."""
+def long_sentence_file(dest: Path, flat_tokens: int = LONG_FLAT_TOKENS) -> Path:
+    """Write :data:`LONG_FILE` (a flat sentence of ``flat_tokens`` tokens, default
+    :data:`LONG_FLAT_TOKENS`, sent_id ``flat``, then a chain and a cycle of
+    :data:`LONG_CHAIN_TOKENS`, sent_ids ``chain`` and ``cycle``) into ``dest``, the ``ud-perseus``
+    snapshot folder of a source tree (replacing the file there); returns its path."""
     path = dest / LONG_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(long_sentence_conllu(LONG_FLAT_TOKENS, "flat", "flat")
+    path.write_text(long_sentence_conllu(flat_tokens, "flat", "flat")
                     + long_sentence_conllu(LONG_CHAIN_TOKENS, "chain", "chain")
                     + long_sentence_conllu(LONG_CHAIN_TOKENS, "cycle", "cycle"), encoding="utf-8")
     return path
@@ -142,3 +147,23 @@ def edited_seeds(dest: Path) -> Path:
         w.writeheader()
         w.writerows(rows)
     return dest
+
+
+def longer_vs_long(runs: dict) -> dict:
+    """The ``longer`` build against the ``long`` one (:func:`long_sentence_runs`): for wall time,
+    CPU and peak RSS, what each adds to the ``small`` tree's and the ratio of the two additions
+    (linear: about ``LONGER_FLAT_TOKENS / LONG_FLAT_TOKENS``); and the models whose seconds grew
+    more than that ratio (``{model: [long seconds, longer seconds]}``, those above 0.5 s)."""
+    length_ratio = LONGER_FLAT_TOKENS / LONG_FLAT_TOKENS
+    if not all(runs.get(k, {}).get("ok") for k in ("small", "long", "longer")):
+        return {"length_ratio": length_ratio, "ok": False}
+    out: dict = {"length_ratio": length_ratio, "ok": True}
+    for key in ("wall_seconds", "cpu_seconds", "peak_rss_bytes"):
+        base = runs["small"].get(key) or 0
+        added = [(runs[k].get(key) or 0) - base for k in ("long", "longer")]
+        out[key] = {"long_added": added[0], "longer_added": added[1],
+                    "ratio": added[1] / added[0] if added[0] > 0 else None}
+    long_m, longer_m = (runs[k]["build"].get("model_seconds", {}) for k in ("long", "longer"))
+    out["models_growing_faster"] = {m: [long_m.get(m, 0.0), s] for m, s in sorted(longer_m.items())
+                                    if s > 0.5 and s > length_ratio * max(long_m.get(m, 0.0), 0.1)}
+    return out

@@ -119,12 +119,19 @@ DEFAULT_REGISTRY_PROFILE = "seed000"
 #: Defaults chosen on samples of each class (README "Passage overlap"). ``overlap_conflict_rule``:
 #: both rows of an author-conflict pair (edition or quotation of two author labels) are excluded
 #: (SPEC §7's rule; on the main track only under the ``grouped`` profile, so the default keeps
-#: seed 000's split); ``overlap_drop_train_twins``: on the source-held-out track a training row
-#: overlapping an evaluation row of its author is excluded.
+#: seed 000's split); ``overlap_drop_train_twins``: on the source- and work-held-out tracks a
+#: training row overlapping an evaluation row of its author is excluded. The second measure
+#: (int_overlap_char_pairs), near-twins the word n-grams miss: distinct character n-grams
+#: (``overlap_char_ngram`` letters) of the text with accents and spaces removed (the dedup_key),
+#: both rows with at least ``overlap_char_min_ngrams`` of them, the smaller set at least
+#: ``overlap_char_min_containment`` inside the other; same classes and rules.
 OVERLAP_VARS: dict[str, object] = {
     "overlap_ngram_words": 3,
     "overlap_min_ngrams": 5,
     "overlap_min_containment": 0.8,
+    "overlap_char_ngram": 5,
+    "overlap_char_min_ngrams": 20,
+    "overlap_char_min_containment": 0.8,
     "overlap_conflict_rule": True,
     "overlap_drop_train_twins": True,
 }
@@ -168,6 +175,9 @@ LEAKAGE_REPORT = Path("metadata") / "leakage_report.json"
 #: Evaluation rows with a near-twin in train per configuration and split (SPEC §7.1, issue 29):
 #: written by ``sphragis export``, read by ``sphragis audit`` (text baseline without them).
 OVERLAP_TWINS = Path("metadata") / "overlap_twins.json"
+#: Every configuration's authors, rows, chunks and declared columns (SPEC §9, §11): written by
+#: ``sphragis export``, read by the card, ``sphragis audit`` and ``sphragis score``.
+DATASET_VARIANTS = Path("metadata") / "dataset_variants.json"
 
 
 def _path(env: str, default: str) -> Path:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from .files import write_text_atomic
 
-__all__ = ["CSV_SCORE_PREFIX", "EVAL_SPLIT", "FIELDS", "FORMAT", "REFERENCE", "SCORES", "SubmissionError",
+__all__ = ["CSV_SCORE_PREFIX", "EVAL_SPLIT", "FIELDS", "FORMAT", "REFERENCE", "SCORES", "TOP_K", "SubmissionError",
            "export_fingerprint", "write_jsonl"]
 
 #: The split a submission predicts.
@@ -33,6 +33,9 @@ SCORES = "scores"
 CSV_SCORE_PREFIX = "scores."
 #: The scored-submission format written by ``sphragis score --json`` (read by the leaderboard).
 FORMAT = "sphragis-score/1"
+#: k of the top-k accuracy that ``sphragis score`` (from complete scores) and ``sphragis audit``
+#: (from the classifiers' decision functions) report.
+TOP_K = 3
 #: Where ``sphragis audit`` writes the reference submission (the text baseline's predictions),
 #: inside the export.
 REFERENCE = Path("metadata") / "reference_submission.jsonl"

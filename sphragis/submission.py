@@ -63,9 +63,9 @@ from typing import Any
 import numpy as np
 
 from . import config, leaderboard
-from .benchmark import CHUNK_SIZES, CONFIGS, config_of
+from .benchmark import BY_NAME, CHUNK_SIZES, CONFIGS, config_of
 from .files import JSON_DECIMALS, check_output_file, rounded, write_json, write_text_atomic
-from .predictions import EVAL_SPLIT, FORMAT, SubmissionError, export_fingerprint
+from .predictions import EVAL_SPLIT, FORMAT, TOP_K, SubmissionError, export_fingerprint
 from .state import state_dir
 from .submission_input import Predictions, Truth, load_truth, read_predictions
 from .submission_report import render_markdown, render_table
@@ -75,39 +75,11 @@ __all__ = [
     "score_config", "score_submission",
 ]
 
-#: k of the top-k accuracy reported from complete scores.
-TOP_K = 3
 #: Decimals of the fractions in the JSON and Markdown outputs (as ``leakage_report.json``).
 DECIMALS = JSON_DECIMALS
 
 
 # scoring
-
-
-def _row_counts(y: np.ndarray, p: np.ndarray, labels: list[str]) -> np.ndarray:
-    """Per row: ``[correct, tp per label…, gold per label…, predicted per label…]`` (n × (1 + 3L))."""
-    index = {label: j for j, label in enumerate(labels)}
-    n, k = len(y), len(labels)
-    gold = np.zeros((n, k))
-    pred = np.zeros((n, k))
-    gold[np.arange(n), [index[a] for a in y]] = 1
-    pred[np.arange(n), [index[a] for a in p]] = 1
-    correct = (y == p).astype(np.float64)[:, None]
-    return np.hstack([correct, gold * pred, gold, pred])
-
-
-def _resampled(counts: np.ndarray, indices: np.ndarray, n_labels: int) -> dict[str, np.ndarray]:
-    """Accuracy, macro-F1 (B) and per-label F1 (B × L) of every resample from the summed counts."""
-    from .evaluation.bootstrap import resampled_sums
-
-    sums = resampled_sums(counts, indices)
-    n = indices.shape[1]
-    tp, gold, pred = (sums[:, 1 + i * n_labels: 1 + (i + 1) * n_labels] for i in range(3))
-    den = gold + pred
-    present = den > 0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        f1 = np.where(present, 2 * tp / den, 0.0)
-    return {"accuracy": sums[:, 0] / n, "macro_f1": f1.sum(axis=1) / present.sum(axis=1), "per_label": f1}
 
 
 def _interval(samples: np.ndarray, confidence: float) -> list[float]:
@@ -129,7 +101,7 @@ def score_config(t: Truth, pred: Predictions, *, bootstrap: int, seed: int, conf
     """
     from sklearn.metrics import accuracy_score, f1_score, precision_recall_fscore_support, top_k_accuracy_score
 
-    from .evaluation.bootstrap import draw
+    from .evaluation.bootstrap import draw, label_counts, label_resamples
 
     y, p = t.authors, pred.authors
     labels = sorted(set(y) | set(p))
@@ -148,7 +120,7 @@ def score_config(t: Truth, pred: Predictions, *, bootstrap: int, seed: int, conf
         doc["top_k_accuracy"] = {"k": TOP_K, "value": float(top_k_accuracy_score(
             y, pred.scores, k=TOP_K, labels=list(t.labels)))}
     if bootstrap:
-        res = _resampled(_row_counts(y, p, labels), draw(len(y), bootstrap, seed), len(labels))
+        res = label_resamples(label_counts(y, p, labels), draw(len(y), bootstrap, seed), len(labels))
         doc["accuracy"]["ci"] = _interval(res["accuracy"], confidence)
         doc["macro_f1"]["ci"] = _interval(res["macro_f1"], confidence)
         for j, label in enumerate(labels):
@@ -167,15 +139,32 @@ def _leakage(out: Path) -> dict | None:
         raise SubmissionError(f"{path}: unreadable leakage report ({exc})") from exc
 
 
+def declared_columns(out: Path, configs) -> dict | None:
+    """What a model may read, as the export declares it (``metadata/dataset_variants.json``, SPEC
+    §11): {"input_columns", "label_column", "revealing": the metadata columns whose lookup reveals
+    the label on some configuration of ``configs``}; None when the export does not declare it."""
+    try:
+        variants = json.loads((out / config.DATASET_VARIANTS).read_text(encoding="utf-8"))
+        entries = [variants[c] for c in configs]
+        inputs = {tuple(e["input_columns"]) for e in entries}
+        labels = {e["label_column"] for e in entries}
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if len(inputs) != 1 or len(labels) != 1:  # one declaration for all of them, or none stated
+        return None
+    revealing = sorted({c for e in entries for c, m in e.get("metadata_columns", {}).items() if m["reveals_label"]})
+    return {"input_columns": list(inputs.pop()), "label_column": labels.pop(), "revealing": revealing}
+
+
 def _held_out_resamples(main: dict, held_t: Truth, held_pred: Predictions, *, bootstrap: int, seed: int) -> dict:
     """The held-out configuration's resamples for the gap: drawn after the main configuration's
     from one ``default_rng(seed)``, so that the two are independent (module docstring)."""
-    from .evaluation.bootstrap import draw
+    from .evaluation.bootstrap import draw, label_counts, label_resamples
 
     rng = np.random.default_rng(seed)
     draw(main["rows"], bootstrap, rng)  # the main configuration's own resamples (its CI's)
     labels = sorted(set(held_t.authors) | set(held_pred.authors))
-    return _resampled(_row_counts(held_t.authors, held_pred.authors, labels),
+    return label_resamples(label_counts(held_t.authors, held_pred.authors, labels),
                       draw(len(held_t.ids), bootstrap, rng), len(labels))
 
 
@@ -186,10 +175,12 @@ def score_submission(path: Path, out: Path, *, bootstrap: int, seed: int, confid
     Returns:
         The scored submission (JSON-ready after :func:`rounded`): ``format``, ``name``, ``link``,
         ``predictions`` (file name and sha256), ``export`` (path and :func:`export_fingerprint`),
-        ``protocol``, ``configs`` ({config: :func:`score_config` result without ``resamples``,
+        ``protocol``, ``inputs`` (:func:`declared_columns`: what a model may read), ``configs``
+        ({config: :func:`score_config` result without ``resamples``,
         plus ``floor``, ``text_baseline``, ``majority`` and ``beats_floor``}), ``not_submitted``,
-        ``track_gap`` ({k: {"main", "held_out", "accuracy": {"gap", "ci"}, "macro_f1": {...}}}),
-        ``leakage_report`` (None when the export was not audited).
+        ``track_gap`` ({k: {"main", "held_out", "accuracy": {"gap", "ci"}, "macro_f1": {...}}}: the seed's
+        gap, each track on its own authors), ``track_mean`` and ``same_author_gap``
+        (:func:`track_claims`), ``leakage_report`` (None when the export was not audited).
 
     Raises:
         SubmissionError: the file does not fit the export (see :func:`read_predictions`).
@@ -221,6 +212,7 @@ def score_submission(path: Path, out: Path, *, bootstrap: int, seed: int, confid
             gap[m] = {"gap": configs[main][m]["value"] - configs[held][m]["value"],
                       "ci": _interval(resamples[main][m] - held_res[m], confidence) if bootstrap else None}
         gaps[str(k)] = gap
+    claims = track_claims(truth, preds, bootstrap=bootstrap, seed=seed, confidence=confidence)
     with open(path, "rb") as fh:
         digest = hashlib.file_digest(fh, "sha256").hexdigest()
     return {
@@ -239,11 +231,41 @@ def score_submission(path: Path, out: Path, *, bootstrap: int, seed: int, confid
             "floor": "markup -> author test figures of metadata/leakage_report.json; beats_floor: the CI's "
                      "lower bound is above the floor",
         },
+        "inputs": declared_columns(out, list(configs)),
         "configs": configs,
         "not_submitted": [c for c in CONFIGS if c not in configs],
         "track_gap": gaps,
+        **claims,
         "leakage_report": str(config.LEAKAGE_REPORT) if leakage else None,
     }
+
+
+def track_claims(truth: dict[str, Truth], preds: dict[str, Predictions], *, bootstrap: int, seed: int,
+                 confidence: float) -> dict[str, Any]:
+    """The figures the leaderboard ranks and compares by, as the audit computes them for its own rows
+    (:mod:`sphragis.audit_claims`): ``track_mean`` ({track: {"accuracy", "ci"}} for each track whose
+    every configuration is scored) and ``same_author_gap`` ({held-out config: {"main", "authors",
+    "main_rows", "held_out_rows", "gap": :func:`sphragis.audit_claims.gap_entry`}} for each held-out
+    configuration scored with the main-track configuration of its chunk size)."""
+    from .audit_claims import HELD_OUT_TRACKS, MAIN_TRACK, gap_entry, mean_entry, same_author_rows
+
+    opts = {"seed": seed, "bootstrap": bootstrap, "confidence": confidence}
+    means = {}
+    for track in dict.fromkeys(BY_NAME[c].track for c in CONFIGS):
+        cfgs = [c for c in CONFIGS if BY_NAME[c].track == track and c in truth]
+        if cfgs and all(c in preds for c in cfgs):
+            means[track] = mean_entry([(truth[c].authors, preds[c].authors) for c in cfgs], **opts)
+    gaps = {}
+    for track in HELD_OUT_TRACKS:
+        for k in CHUNK_SIZES:
+            main, held = config_of(MAIN_TRACK, k), config_of(track, k)
+            if main in preds and held in preds:
+                keep = same_author_rows(truth[main].authors, truth[held].labels)
+                gaps[held] = {"main": main, "authors": list(truth[held].labels), "main_rows": int(keep.sum()),
+                              "held_out_rows": len(truth[held].ids),
+                              "gap": gap_entry(truth[main].authors[keep], preds[main].authors[keep],
+                                               truth[held].authors, preds[held].authors, **opts)}
+    return {"track_mean": means, "same_author_gap": gaps}
 
 
 # --------------------------------------------------------------------------------------------

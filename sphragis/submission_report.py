@@ -26,19 +26,33 @@ def _summary_rows(scored: dict) -> list[list[str]]:
     for cfg, d in scored["configs"].items():
         rows.append([cfg, f"{d['rows']:,}", _pct(d["accuracy"]["value"]), _ci(d["accuracy"]["ci"]),
                      _pct(d["macro_f1"]["value"]), _ci(d["macro_f1"]["ci"]),
+                     _pct((d["top_k_accuracy"] or {}).get("value")),
                      _pct((d["floor"] or {}).get("accuracy")), _pct((d["text_baseline"] or {}).get("accuracy")),
                      _verdict(d)])
     return rows
 
 
-SUMMARY_HEAD = ["configuration", "rows", "accuracy", "CI", "macro-F1", "CI", "floor", "text baseline",
+SUMMARY_HEAD = ["configuration", "rows", "accuracy", "CI", "macro-F1", "CI", "top-3", "floor", "text baseline",
                 "beats floor (CI low)"]
 GAP_HEAD = ["chunk size", "main", "held-out", "accuracy gap", "CI", "macro-F1 gap", "CI"]
+SAME_AUTHOR_HEAD = ["held-out", "main", "authors", "main on them", "CI", "held-out", "CI", "gap", "CI"]
+#: What a "–" of the tables means.
+DASH_NOTE = ("–: top-3 needs a score for every author of every row and more than three authors; floor and text "
+             "baseline need the export's leakage report")
 
 
 def _gap_rows(scored: dict) -> list[list[str]]:
     return [[k, g["main"], g["held_out"], _pct(g["accuracy"]["gap"]), _ci(g["accuracy"]["ci"]),
              _pct(g["macro_f1"]["gap"]), _ci(g["macro_f1"]["ci"])] for k, g in scored["track_gap"].items()]
+
+
+def _same_author_rows(scored: dict) -> list[list[str]]:
+    rows = []
+    for held, g in scored.get("same_author_gap", {}).items():
+        e = g["gap"]
+        rows.append([held, g["main"], str(len(g["authors"])),
+                     *(x for k in ("main_same_authors", "held_out", "gap") for x in (_pct(e[k]["accuracy"]), _ci(e[k]["ci"])))])
+    return rows
 
 
 def _caption(scored: dict) -> list[str]:
@@ -48,6 +62,14 @@ def _caption(scored: dict) -> list[str]:
              "figures in %",
              f"CI: {round(100 * p['confidence'])} % percentile bootstrap over rows, {p['bootstrap']} resamples, "
              f"seed {p['seed']}" if p["bootstrap"] else "CI: none (bootstrap = 0)"]
+    inputs = scored.get("inputs")
+    if inputs:
+        lines.append(f"a model may read only {', '.join(inputs['input_columns'])} (input_columns of "
+                     f"metadata/dataset_variants.json; label: {inputs['label_column']}); every other column is "
+                     "metadata, and these reveal the label by a train-author lookup: "
+                     f"{', '.join(inputs['revealing']) or 'none'}")
+    else:
+        lines.append("the export declares no input columns (metadata/dataset_variants.json): export it again")
     if scored["leakage_report"] is None:
         lines.append("floor and baselines: none, the export has no metadata/leakage_report.json (run `sphragis audit`)")
     if scored["not_submitted"]:
@@ -62,9 +84,13 @@ def render_table(scored: dict) -> str:
         width = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
         return ["  ".join(c.ljust(w) for c, w in zip(r, width)).rstrip() for r in [head, *rows]]
 
-    lines = [*_caption(scored), "", *table(SUMMARY_HEAD, _summary_rows(scored))]
+    lines = [*_caption(scored), "", *table(SUMMARY_HEAD, _summary_rows(scored)), DASH_NOTE]
     if scored["track_gap"]:
-        lines += ["", "Track gap (main − source-held-out):", *table(GAP_HEAD, _gap_rows(scored))]
+        lines += ["", "Track gap (main − source-held-out, each on its own authors, as seed 000):",
+                  *table(GAP_HEAD, _gap_rows(scored))]
+    if scored.get("same_author_gap"):
+        lines += ["", "Gap on the same authors (the main track scored on the held-out track's authors only):",
+                  *table(SAME_AUTHOR_HEAD, _same_author_rows(scored))]
     for cfg, d in scored["configs"].items():
         lines += ["", f"{cfg}: per-author F1", *table(
             ["author", "test rows", "predicted", "F1", "CI"],
@@ -82,9 +108,11 @@ def render_markdown(scored: dict) -> str:
     """The Markdown report of a scored submission (the same tables as :func:`render_table`)."""
     title = f"[{scored['name']}]({scored['link']})" if scored["link"] else scored["name"]
     lines = [f"# {title}", "", *(f"{line}  " for line in _caption(scored)), "",
-             *_md_table(SUMMARY_HEAD, [[f"`{r[0]}`", *r[1:]] for r in _summary_rows(scored)])]
+             *_md_table(SUMMARY_HEAD, [[f"`{r[0]}`", *r[1:]] for r in _summary_rows(scored)]), "", DASH_NOTE]
     if scored["track_gap"]:
         lines += ["", "## Track gap (main − source-held-out)", "", *_md_table(GAP_HEAD, _gap_rows(scored))]
+    if scored.get("same_author_gap"):
+        lines += ["", "## Gap on the same authors", "", *_md_table(SAME_AUTHOR_HEAD, _same_author_rows(scored))]
     lines += ["", "## Per-author F1"]
     for cfg, d in scored["configs"].items():
         lines += ["", f"### `{cfg}`", "", *_md_table(

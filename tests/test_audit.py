@@ -29,7 +29,10 @@ SCHEMA = pa.schema([
     ("id", pa.string()), ("author", pa.string()), ("text", pa.list_(pa.string())),
     ("conllu", pa.list_(pa.list_(pa.list_(TOKEN)))), ("treebank_source", pa.list_(pa.string())),
     ("dedup_key", pa.list_(pa.string())), ("split", pa.string()), ("held_out_source", pa.string()),
+    ("genre", pa.string()), ("work_id", pa.string()),
+    ("source_records", pa.list_(pa.struct([("path", pa.string()), ("sentence_uid", pa.int64())]))),
 ])
+GENRES = {"Alpha": "verse", "Beta": "prose"}
 FORMS = {"Alpha": ("λόγος", "ἔχει", "θεόν"), "Beta": ("ἵππος", "τρέχει", "ὁδόν")}
 LEMMAS = {"Alpha": ("λόγος", "ἔχω", "θεός"), "Beta": ("ἵππος", "τρέχω", "ὁδός")}
 THIRD = {"AGDT 2.1": ("obj", 2), "UD Perseus": ("conj", 1)}  # deprel, head of token 3
@@ -56,10 +59,20 @@ def _write(out: Path, cfg: str, split: str, rows: list[dict]) -> None:
     pq.write_table(pa.Table.from_pylist(rows, schema=SCHEMA), path)
 
 
+def declare_inputs(out: Path, cfg: str, inputs: tuple[str, ...] = ("text", "conllu")) -> None:
+    """Add ``cfg`` with ``inputs`` to the synthetic export's ``metadata/dataset_variants.json``."""
+    path = out / "metadata" / "dataset_variants.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    doc = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    doc[cfg] = {"input_columns": list(inputs), "label_column": "author"}
+    path.write_text(json.dumps(doc), encoding="utf-8")
+
+
 def make_export(out: Path, chunk: int = 1, cfg: str = "sentence_1",
                 sizes: dict[str, int] | None = None) -> Path:
     """Rows of ``chunk`` units; per split ``sizes[split]`` rows for each (author, project)."""
     sizes = sizes or {"train": 10, "validation": 3, "test": 3}
+    declare_inputs(out, cfg)
     n = 0
     for split, per_cell in sizes.items():
         rows = []
@@ -72,7 +85,9 @@ def make_export(out: Path, chunk: int = 1, cfg: str = "sentence_1",
                     rows.append({"id": keys[0], "author": author, "text": [t for t, _ in units],
                                  "conllu": [c for _, c in units], "treebank_source": [source] * chunk,
                                  "dedup_key": keys, "split": split,
-                                 "held_out_source": source if cfg.startswith("source") else None})
+                                 "held_out_source": source if cfg.startswith("source") else None,
+                                 "genre": GENRES[author], "work_id": f"{author.lower()}.w1",
+                                 "source_records": [{"path": f"{author}-{source}.xml", "sentence_uid": n}]})
         _write(out, cfg, split, rows)
     return out
 
@@ -133,7 +148,8 @@ def test_chunk_project_is_the_most_frequent_source(tmp_path):
         units = [_unit("Alpha", "AGDT 2.1") for _ in sources]
         rows.append({"id": f"c{i}", "author": "Alpha", "text": [t for t, _ in units],
                      "conllu": [c for _, c in units], "treebank_source": sources,
-                     "dedup_key": [f"c{i}-{k}" for k in range(5)], "split": "train", "held_out_source": None})
+                     "dedup_key": [f"c{i}-{k}" for k in range(5)], "split": "train", "held_out_source": None,
+                     "genre": "prose", "work_id": "alpha.w1", "source_records": []})
     for split in audit.SPLITS:
         _write(tmp_path, "sentence_5", split, rows)
     con, units = audit.load(audit.config_files(tmp_path, ("sentence_5",)))
@@ -151,10 +167,45 @@ def test_report_document_is_deterministic_and_complete(export, results):
     assert "seconds" not in text
     cfg = a["configs"]["sentence_1"]
     for key in ("markup_author", "markup_project", "text_author"):
-        assert set(cfg[key]) == {"test", "validation", "majority", "n_features", "n_classes"}
+        assert set(cfg[key]) == {"test", "validation", "majority", "n_features", "n_classes", "majority_label",
+                                 "test_ci", "majority_test_ci", "test_top_k"}
+        # 12 test rows, 6 per author: the CIs hold the figure; two labels: no top-3
+        for ci, value in ((cfg[key]["test_ci"], cfg[key]["test"]), (cfg[key]["majority_test_ci"],
+                                                                     cfg[key]["majority"]["test"])):
+            assert ci["accuracy"][0] <= value["accuracy"] <= ci["accuracy"][1]
+        assert cfg[key]["test_top_k"] is None
     assert cfg["text_minus_markup_author"]["accuracy"] == 0.5
     assert a["method"]["subsampling"].startswith("none")
     assert a["track_gap"] == {}  # no chunk size has both tracks in this export
+    assert "predictions" not in text and "test_authors" not in text
+    # genre (Alpha verse, Beta prose) gives the author away here; the project does not
+    assert cfg["genre_author"]["test"]["accuracy"] == 1.0 and cfg["project_author"]["test"]["accuracy"] == 0.5
+    # the floor decomposed: inside each project the markup is the same for both authors (chance),
+    # inside each author it tells the two projects apart
+    reading = a["floor_reading"]
+    assert reading["config"] == "sentence_1"
+    assert reading["within_project"]["accuracy"] == 0.5 and reading["within_project"]["groups"] == 2
+    assert reading["within_author"]["accuracy"] == 1.0 and reading["within_author"]["majority_accuracy"] == 0.5
+    assert cfg["confounds"]["thin_authors"] == {"validation": {}, "test": {}}
+    assert cfg["confounds"]["neighbours"] == {"test": {"rows": 12, "with_neighbour_in_train": 0, "share": 0.0},
+                                              "validation": {"rows": 12, "with_neighbour_in_train": 0, "share": 0.0}}
+    assert a["track_means"]["text_author"]["main"]["accuracy"] == 1.0
+
+
+def test_the_features_read_only_declared_input_columns(tmp_path):
+    """The payload columns the features are computed from (text, conllu) are checked against the
+    export's input_columns: an export that declared only text is refused, naming the column."""
+    out = make_export(tmp_path, 1, "sentence_1")
+    files = audit.config_files(out, ("sentence_1",))
+    con, _units = audit.load(files, audit.declared_inputs(out, ("sentence_1",)))
+    con.close()
+    declare_inputs(out, "sentence_1", ("text",))
+    with pytest.raises(audit.AuditError, match=r"would read conllu, which metadata.dataset_variants\.json does not "
+                                               r"declare an input of sentence_1"):
+        audit.load(files, audit.declared_inputs(out, ("sentence_1",)))
+    (out / "metadata" / "dataset_variants.json").unlink()
+    with pytest.raises(audit.AuditError, match="no input_columns declared"):
+        audit.declared_inputs(out, ("sentence_1",))
 
 
 def test_missing_config_names_the_file(tmp_path):

@@ -69,3 +69,32 @@ def test_budget_of_a_real_audit_child_has_its_steps_cpu(tmp_path):
     fits = next(b for b in rows if b["step"] == "audit: fits")
     assert fits["buys"] == bench.BUYS["audit: fits"]
     assert fits["share_of_make_export"] == r["cpu_by_step"]["audit: fits"] / (8.0 + r["cpu_seconds"])
+
+
+def test_the_longer_sentence_is_measured_against_the_long_one(monkeypatch, tmp_path):
+    # three builds of the small tree: alone, with the 20,000-token flat sentence, with it 100,000
+    # tokens long; what each long build adds to the small one is compared, and a model whose time
+    # grew more than the sentence (x5) is named
+    from sphragis import bench_inputs
+
+    built = []
+
+    def fake_scenario(name, env, work, full=False, seeds=None):
+        text = (Path(env["SPHRAGIS_DATA"]) / "ud-perseus" / bench_inputs.LONG_FILE)
+        flat = len(text.read_text(encoding="utf-8").split("\n\n")[0].splitlines()) - 3 if text.is_file() else 0
+        built.append(flat)
+        seconds = {0: 10.0, 20_000: 14.0, 100_000: 30.0}[flat]
+        models = {0: {}, 20_000: {"int_overlap_texts": 1.0, "int_tree_tokens": 2.0},
+                  100_000: {"int_overlap_texts": 40.0, "int_tree_tokens": 9.0}}[flat]
+        return {"ok": True, "wall_seconds": seconds, "cpu_seconds": 2 * seconds, "peak_rss_bytes": int(seconds * 1e8),
+                "build": {"model_seconds": models}}
+
+    monkeypatch.setattr(bench, "scenario", fake_scenario)
+    monkeypatch.setattr(bench, "subset_tree", lambda files, frac, dest: dest.mkdir(parents=True))
+    monkeypatch.setattr(bench, "_env", lambda data, work, tag: {"SPHRAGIS_DATA": str(data)})
+    runs = bench.long_sentence_runs([], tmp_path)
+    assert built == [0, 20_000, 100_000]
+    grow = runs["longer_vs_long"]
+    assert grow["length_ratio"] == 5 and grow["ok"]
+    assert grow["wall_seconds"] == {"long_added": 4.0, "longer_added": 20.0, "ratio": 5.0}
+    assert grow["models_growing_faster"] == {"int_overlap_texts": [1.0, 40.0]}

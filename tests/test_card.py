@@ -279,3 +279,30 @@ def test_the_real_card_names_no_author_without_rows_and_its_merges_add_up(real_e
     # the example instance is no one-word sentence
     n_tokens = int(re.search(r"shown with its first \d+ of (\d+) tokens", text).group(1))
     assert n_tokens >= card.EXAMPLE_MIN_TOKENS
+
+
+@pytest.mark.integration
+def test_the_real_cards_license_table_curation_total_and_tracks_are_the_builds(real_export):
+    # the figures a new user checked against the card's own tables: the license table counts the
+    # rows of every atomic configuration and says so; the curation total is the upstream
+    # sentences less the exclusion table's; the card counts the tracks it describes
+    import json
+
+    from sphragis.benchmark import BY_NAME, CONFIGS, TRACKS
+
+    text = (real_export / "README.md").read_text(encoding="utf-8")
+    report = json.loads((real_export / "metadata" / "build_report.json").read_text(encoding="utf-8"))
+    atomic = [c for c in CONFIGS if BY_NAME[c].chunk_target_size == 1]
+    assert atomic == ["sentence_1", "source_held_out_1", "work_held_out_1"]
+    assert ("| treebank | license | distinct rows of `sentence_1`, `source_held_out_1` and `work_held_out_1` with a "
+            "record of it (a row on several tracks counts once) |") in text
+    for r in report["license_rows"]:
+        assert f"| {r['treebank_source']} | {r['license']} | {r['rows']:,} |" in text
+    p = report["pipeline"]
+    excluded = sum(e["sentences"] for e in report["exclusions"])
+    assert (p["raw_sentences"] - excluded, excluded) == (p["retained_after_curation"], p["excluded_by_curation"])
+    assert f"{p['raw_sentences']:,} upstream sentences; {p['retained_after_curation']:,}\nretained after curation (less " \
+           f"the {excluded:,} sentences of the exclusion reasons above)" in text
+    assert p["retained_after_curation"] == 72_188
+    assert len(TRACKS) == 3 and "on three tracks" in text and "Scores of the three tracks" in text
+    assert "the two tracks" not in text

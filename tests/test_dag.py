@@ -33,7 +33,7 @@ def sections(project) -> dict:
 def test_every_named_query_is_parameterized_and_refs_every_warehouse_table(project, sections):
     known = set(project.models) | set(project.seeds) | {k.split(".", 1)[1] for k in project.sources}
     files = dag.query_files()
-    assert set(sections["queries"]) == set(files) and len(files) == 31
+    assert set(sections["queries"]) == set(files) and len(files) == 33
     for name, path in files.items():
         text = path.read_text(encoding="utf-8")
         sql = queries.query(name)
@@ -71,9 +71,9 @@ def test_each_exposure_refs_exist_and_the_docs_lineage_shows_them(project, secti
         assert set(deps["models"]) <= set(project.models) and set(deps["seeds"]) <= set(project.seeds)
         assert set(deps["sources"]) <= set(project.sources)
         assert set(e["queries"]) <= set(sections["queries"])
-    assert exposures["export"]["queries"] == ["export_file_fingerprints", "variant_authors", "variant_chunks"]
+    assert exposures["export"]["queries"] == ["export_file_fingerprints", "label_lookup", "variant_authors", "variant_chunks"]
     assert "mart_export_units" in exposures["export"]["depends_on"]["models"]
-    assert {"audit_files", "audit_markup"} <= set(exposures["audit"]["queries"])
+    assert {"audit_files", "audit_markup", "audit_neighbours", "label_lookup"} <= set(exposures["audit"]["queries"])
     # the docs lineage (no manifest beside this warehouse: what the manifest would hold)
     cat = catalog.build_catalog(tmp_path / "warehouse.duckdb", project=project)
     for name, e in exposures.items():

@@ -43,6 +43,8 @@ def rec(project, source, license, path, sid, uid, passage):
 
 
 A_ID, B_ID, C_ID = "agdt:a.xml:1", "ud_perseus:b.conllu:7", "agdt:c.xml:3"
+#: Their published ids, and the chunk's (mart_benchmark_rows: opaque; the row_ids are source_id)
+A_PUB, B_PUB, C_PUB, CHUNK_PUB = "aaaa000000000001", "bbbb000000000002", "cccc000000000003", "dddd000000000004"
 A_TOKENS = [
     tok(1, "λέγει", "λέγω", "VERB", "Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin|Voice=Act", 0, "root"),
     tok(2, "ὁ", "ὁ", "PRON", "Case=Nom|Gender=Masc|Number=Sing", 3, "nmod"),
@@ -111,20 +113,20 @@ def build(con, units=UNITS):
     con.execute(f"""
         create table mart_benchmark_rows as
         select * from (values
-            ('sentence_5', 'train', 1, 'sentence_5-train-alpha-0001', 'Alpha', 'Alpha One; Alpha Two',
-             'tlg0001.tlg001; tlg0001.tlg002', 'prose', 2, 5, ['{C_ID}', '{A_ID}'],
-             [{{'id': '{C_ID}', 'project': 'agdt', 'path': 'c.xml', 'upstream_sentence_id': '3',
-                'cts_urn': 'urn:cts:greekLit:tlg0001.tlg001', 'passage': NULL::varchar}},
-              {{'id': '{A_ID}', 'project': 'agdt', 'path': 'a.xml', 'upstream_sentence_id': '1',
-                'cts_urn': 'urn:cts:greekLit:tlg0001.tlg001:1.1', 'passage': '1.1'}}],
+            ('sentence_5', 'train', 1, '{CHUNK_PUB}', 'sentence_5-train-alpha-0001', ['{C_ID}', '{A_ID}'], 'Alpha',
+             'Alpha One; Alpha Two', 'tlg0001.tlg001; tlg0001.tlg002', 'prose', 2, 5, ['{C_PUB}', '{A_PUB}'],
+             [{{'id': '{C_PUB}', 'source_id': '{C_ID}', 'project': 'agdt', 'path': 'c.xml',
+                'upstream_sentence_id': '3', 'cts_urn': 'urn:cts:greekLit:tlg0001.tlg001', 'passage': NULL::varchar}},
+              {{'id': '{A_PUB}', 'source_id': '{A_ID}', 'project': 'agdt', 'path': 'a.xml',
+                'upstream_sentence_id': '1', 'cts_urn': 'urn:cts:greekLit:tlg0001.tlg001:1.1', 'passage': '1.1'}}],
              ['tlg0001.tlg001', 'tlg0001.tlg002'], ['Alpha One', 'Alpha Two'], true, NULL::varchar),
-            ('sentence_1', 'train', 2, '{A_ID}', 'Alpha', 'Alpha One', 'tlg0001.tlg001', 'prose',
-             NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
-            ('sentence_1', 'train', 1, '{B_ID}', 'Beta', 'Beta One', NULL, 'verse',
+            ('sentence_1', 'train', 2, '{A_PUB}', '{A_ID}', ['{A_ID}'], 'Alpha', 'Alpha One', 'tlg0001.tlg001',
+             'prose', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+            ('sentence_1', 'train', 1, '{B_PUB}', '{B_ID}', ['{B_ID}'], 'Beta', 'Beta One', NULL, 'verse',
              NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)
-        ) as t(config, split, row_order, id, author, work, work_id, genre, chunk_size, chunk_target_size,
-               constituent_ids, constituent_provenance, chunk_work_ids, chunk_works, chunk_is_mixed_work,
-               held_out_source)""")
+        ) as t(config, split, row_order, id, source_id, row_ids, author, work, work_id, genre, chunk_size,
+               chunk_target_size, constituent_ids, constituent_provenance, chunk_work_ids, chunk_works,
+               chunk_is_mixed_work, held_out_source)""")
     # the two marts the exporter reads, as the build makes them (their own SQL over the tables above)
     project = runner.load_project()
     for name in ("mart_export_units", "mart_license_rows"):
@@ -150,7 +152,7 @@ def assembled(con, units, cfg):
 
 def test_chunk_row_lists_units_in_constituent_order(con, units):
     row = assembled(con, units, "sentence_5").to_pylist()[0]
-    assert row["id"] == "sentence_5-train-alpha-0001"
+    assert (row["id"], row["source_id"]) == (CHUNK_PUB, "sentence_5-train-alpha-0001")
     assert row["text"] == ["καί ἔφη", "λέγει ὁ ἀνήρ"]
     assert row["conllu"] == [[C_TOKENS], [A_TOKENS]]
     assert row["cts_urn"] == ["urn:cts:greekLit:tlg0001.tlg001", "urn:cts:greekLit:tlg0001.tlg001:1.1"]
@@ -162,8 +164,8 @@ def test_chunk_row_lists_units_in_constituent_order(con, units):
     assert row["source_records"] == [with_unit(0, C_RECORDS[0]), with_unit(1, A_RECORDS[0]),
                                      with_unit(1, A_RECORDS[1])]
     assert row["licenses"] == ["CC BY-SA 3.0 US", "CC BY-SA 4.0"]
-    assert row["constituent_ids"] == [C_ID, A_ID]
-    assert [p["id"] for p in row["constituent_provenance"]] == [C_ID, A_ID]
+    assert row["constituent_ids"] == [C_PUB, A_PUB]
+    assert [(p["id"], p["source_id"]) for p in row["constituent_provenance"]] == [(C_PUB, C_ID), (A_PUB, A_ID)]
     assert row["chunk_is_mixed_work"] is True and row["chunk_size"] == 2
 
 
@@ -171,7 +173,8 @@ def test_atomic_rows_follow_row_order_with_one_unit_each(con, units):
     t = assembled(con, units, "sentence_1")
     assert t.column_names == list(layout.columns_of("sentence_1"))
     b, a = t.to_pylist()
-    assert (b["id"], a["id"]) == (B_ID, A_ID)
+    assert (b["id"], a["id"]) == (B_PUB, A_PUB)
+    assert (b["source_id"], a["source_id"]) == (B_ID, A_ID)
     assert b["text"] == ["ἦλθεν"] and b["conllu"] == [[B_TOKENS]]
     assert b["native_syntax"] == [[]] and b["passage"] == [None]
     assert b["source_records"] == [with_unit(0, B_RECORDS[0])]

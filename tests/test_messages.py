@@ -60,3 +60,38 @@ def test_a_report_failing_while_writing_removes_only_what_it_created(tmp_path, m
     with pytest.raises(OutputRefused):
         report.render_report(warehouse=tmp_path / "none.duckdb", leakage=tmp_path / "x.json", out_dir=mine)
     assert [p.name for p in mine.iterdir()] == ["notes.md"]
+
+
+def test_a_model_out_of_memory_names_the_model_and_the_largest_sentence(monkeypatch, tmp_path):
+    # a model whose memory grows with a sentence's length fails on the largest one: the build's
+    # error names the model (the runner's message) and that sentence (the warehouse's raw layer)
+    import duckdb
+    from rich.console import Console
+
+    from sphragis import runner
+    from sphragis.build_summary import BuildSummary
+
+    con = duckdb.connect()
+    con.execute("create table raw_files (file_id integer, path varchar)")
+    con.execute("create table raw_sentences (file_id integer, sentence_pos integer, upstream_sentence_id varchar, "
+                "n_tokens integer)")
+    con.execute("insert into raw_files values (1, 'ud-perseus/a.conllu'), (2, 'ud-perseus/long.conllu')")
+    con.execute("insert into raw_sentences values (1, 1, 's1', 12), (2, 1, 'flat', 100000), (2, 2, 'chain', 1000)")
+
+    def out_of_memory(*_args, **_kwargs):
+        small = duckdb.connect()
+        small.execute("set memory_limit = '8MB'")
+        try:
+            small.execute("select list(i) from range(50000000) t(i)").fetchall()
+        except duckdb.OutOfMemoryException as exc:
+            raise runner.ModelError("model int_overlap_texts (models/intermediate/int_overlap_texts.sql) failed: "
+                                    f"{exc}") from exc
+        raise AssertionError("DuckDB did not run out of memory")
+
+    monkeypatch.setattr(runner, "execute", out_of_memory)
+    with pytest.raises(runner.ModelError) as err:
+        build.run_models(con, Console(quiet=True), BuildSummary(), runner.Options(), project=runner.load_project())
+    text = str(err.value)
+    assert text.startswith("model int_overlap_texts (models/intermediate/int_overlap_texts.sql) failed: ")
+    assert text.endswith(f"out of memory (DuckDB memory_limit {build.MEMORY_LIMIT}); the largest sentence of the "
+                         "warehouse: 100,000 tokens, ud-perseus/long.conllu sentence flat")

@@ -23,6 +23,7 @@ SPLIT_MODELS = [
     # passage overlap (SPEC §7.1), read by mart_split_assignments; no pair in CORPUS's texts
     "int_overlap_texts",
     "int_record_overlap_pairs",
+    "int_overlap_char_pairs",
     "int_overlap_pairs",
     "int_overlap_edges",
     "int_overlap_groups",
@@ -103,6 +104,7 @@ records as (
 )
 select
     project || ':' || file_name || ':' || sentence_pos as row_id,
+    printf('%016x', uid) as published_id,  -- unique, 16 hex digits (the real one is a salted hash)
     'k' || uid::varchar as dedup_key,
     uid as sentence_uid,
     project, treebank_source, author, work, work_id, genre,

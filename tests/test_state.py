@@ -375,6 +375,20 @@ def test_editing_a_named_query_the_audit_reads_redoes_it(audited, monkeypatch, t
         assert f"changed since the last audit: file {name}" in capsys.readouterr().err, name
 
 
+def test_editing_the_declared_input_columns_redoes_the_audit(audited, capsys):
+    # the audit checks its features against input_columns of metadata/dataset_variants.json: an
+    # edit of that file is a change (and here a refusal: the features read conllu)
+    from test_audit import declare_inputs
+
+    out, args = audited
+    declare_inputs(out, "sentence_1", ("text",))
+    assert cli.main(args) == 1
+    assert "would read conllu" in capsys.readouterr().err
+    declare_inputs(out, "sentence_1", ("text", "conllu", "genre"))
+    assert cli.main(args) == 0
+    assert "changed since the last audit: file dataset_variants.json" in capsys.readouterr().err
+
+
 def test_the_audit_takes_the_build_lock_to_write_the_warehouse(audited, monkeypatch, tmp_path, capsys):
     import duckdb
 

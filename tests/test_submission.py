@@ -24,7 +24,8 @@ from test_audit import make_export  # noqa: E402
 
 from sphragis import cli, leaderboard, predictions, submission  # noqa: E402
 from sphragis.benchmark import CONFIGS  # noqa: E402
-from sphragis.evaluation.bootstrap import draw, percentile_interval  # noqa: E402
+from sphragis.evaluation.bootstrap import (classification_interval, draw, label_counts, label_resamples,  # noqa: E402
+                                           percentile_interval)
 
 SIZES = {"train": 10, "validation": 3, "test": 3}  # per (author, project): 12 test rows per config
 
@@ -157,8 +158,14 @@ def test_a_submission_scored_against_another_export_is_refused(export, tmp_path)
 
     site.build_site(tmp_path / "site", warehouse=tmp_path / "absent.duckdb", export=export)
     html = (tmp_path / "site" / "leaderboard.html").read_text(encoding="utf-8")
+    # every cell with its CI; top-3 needs more than three authors and the floor an audit, so both
+    # are "–", and the page says why
     assert ('<tr class="submission"><td>1</td><td>Perfect <code class="link">https://example.org/m</code></td>'
-            "<td>100.0</td><td>100.0</td><td>100.0</td><td>0.0</td><td>–</td></tr>") in html
+            "<td>100.0 [100.0, 100.0]</td><td>100.0 [100.0, 100.0]</td><td>100.0 [100.0, 100.0]</td><td>none</td>"
+            "<td>–</td><td>0.0</td><td>0.0</td><td>–</td></tr>") in html
+    from markupsafe import escape
+
+    assert all(f"<p>–: {escape(leaderboard.DASHES[k])}.</p>" in html for k in ("top_k", "beats_floor"))
     assert fingerprint in html and 'href="leaderboard.html"' in (tmp_path / "site" / "index.html").read_text()
     changed = tmp_path / "changed"
     shutil.copytree(export, changed)
@@ -199,7 +206,7 @@ def test_figures_are_sklearns_and_the_bootstrap_resamples_rows(export, truth, tm
     preds = submission.read_predictions(p, truth)
     y, pr = truth["sentence_1"].authors, preds["sentence_1"].authors
     idx = draw(12, 999, 776)
-    res = submission._resampled(submission._row_counts(y, pr, ["Alpha", "Beta"]), idx, 2)
+    res = label_resamples(label_counts(y, pr, ["Alpha", "Beta"]), idx, 2)
     for b in range(0, 999, 37):
         yb, pb = y[idx[b]], pr[idx[b]]
         assert res["accuracy"][b] == pytest.approx(float((yb == pb).mean()))
@@ -208,6 +215,9 @@ def test_figures_are_sklearns_and_the_bootstrap_resamples_rows(export, truth, tm
         assert list(res["per_label"][b]) == pytest.approx(list(f1))
     low, high = percentile_interval(res["accuracy"], 0.95)
     assert s1["accuracy"]["ci"] == [float(low), float(high)] and low < 0.75 < high
+    # the audit's CIs are the same bootstrap (a fresh default_rng(776) per configuration)
+    ci = classification_interval(y, pr, 776)
+    assert (ci["accuracy"], ci["macro_f1"]) == (s1["accuracy"]["ci"], s1["macro_f1"]["ci"])
     # the gap: main minus held-out over independent resamples (held-out drawn after the main's)
     h1 = scored["configs"]["source_held_out_1"]
     assert h1["accuracy"]["value"] == 11 / 12
@@ -217,8 +227,8 @@ def test_figures_are_sklearns_and_the_bootstrap_resamples_rows(export, truth, tm
     assert np.array_equal(draw(12, 999, rng), idx)
     held_idx = draw(12, 999, rng)
     hp = preds["source_held_out_1"].authors
-    held = submission._resampled(submission._row_counts(truth["source_held_out_1"].authors, hp, ["Alpha", "Beta"]),
-                                 held_idx, 2)
+    held = label_resamples(label_counts(truth["source_held_out_1"].authors, hp, ["Alpha", "Beta"]),
+                           held_idx, 2)
     low, high = percentile_interval(res["accuracy"] - held["accuracy"], 0.95)
     assert gap["accuracy"]["ci"] == [float(low), float(high)]
     # not audited: no floor, said so
@@ -265,11 +275,11 @@ def test_reference_submission_reproduces_the_audit_on_a_synthetic_export(tmp_pat
 
 
 #: The configurations of the real audit below: every source-held-out one (the leaderboard ranks a
-#: submission that scores them all) and the main and work-held-out ones at k=50 (every column of
-#: the leaderboard and a track gap). The fits are the same code on every configuration; the whole
-#: audit (2 min, most of it sentence_1) is `make export`'s, and the synthetic test above scores
-#: sentence_1's reference submission.
-REAL_AUDIT_CONFIGS = tuple(c for c in CONFIGS if c.startswith("source_held_out_") or c.endswith("_50"))
+#: submission that scores them all), the main and work-held-out ones at k=50 (every column of the
+#: leaderboard and a track gap) and the atomic ones (the floor's decomposition, the gaps on the same
+#: authors and the neighbour leakage the card states). The fits are the same code on every
+#: configuration; the whole audit is `make export`'s.
+REAL_AUDIT_CONFIGS = tuple(c for c in CONFIGS if c.startswith("source_held_out_") or c.endswith(("_50", "_1")))
 
 
 @pytest.mark.integration
@@ -296,7 +306,7 @@ def test_reference_submission_reproduces_the_audit_on_the_real_export(real_expor
         assert got == report["configs"][cfg]["text_author"]["test"], cfg
         assert scored["configs"][cfg]["rows"] == report["configs"][cfg]["rows"]["test"]
         assert scored["configs"][cfg]["floor"] == report["configs"][cfg]["markup_author"]["test"]
-    assert list(scored["track_gap"]) == ["50"]
+    assert list(scored["track_gap"]) == ["1", "50"]
     for k, gap in scored["track_gap"].items():
         assert round(gap["accuracy"]["gap"], 4) == pytest.approx(
             report["track_gap"][k]["text_author"]["accuracy"]["gap"], abs=1e-4)
@@ -316,6 +326,62 @@ def test_reference_submission_reproduces_the_audit_on_the_real_export(real_expor
     section = card.split("### Supported Tasks and Leaderboards", 1)[1].split("### Languages", 1)[0]
     assert "| text baseline (reference) |" in section and submission.export_fingerprint(out) in section
     assert "predictions" not in json.dumps(report)
+    # the leaderboard shows intervals: every accuracy cell of every ranked row has its CI, and the
+    # reference submission (the text baseline's own predictions) is tied with the text baseline
+    rows = {r["system"]: r for r in b["rows"]}
+    assert all(r["ci"][c] for r in b["rows"] for c in b["configs"] if r["accuracy"][c] is not None)
+    ref = rows["text baseline (reference)"]
+    assert ref["held_out_mean_ci"][0] < ref["held_out_mean"] < ref["held_out_mean_ci"][1]
+    assert rows["text → author (character n-gram baseline)"]["rank"] in ref["tied_with"]
+    line = next(ln for ln in section.splitlines() if ln.startswith("| ") and "text baseline (reference)" in ln)
+    scored_cfgs = [c for c in b["configs"] if ref["accuracy"][c] is not None]
+    assert scored_cfgs == [c for c in b["configs"] if c in REAL_AUDIT_CONFIGS]
+    assert line.count(" [") == len(scored_cfgs) + 1  # one CI per scored configuration and for the held-out mean
+    # the reference submission scores the same same-author gap as the audit's text baseline
+    gap = report["same_author_gap"]["source_held_out_1"]["text_author"]["gap"]
+    assert round(scored["same_author_gap"]["source_held_out_1"]["gap"]["gap"]["accuracy"], 4) == gap["accuracy"]
+    assert_the_audits_claims(report, section)
+
+
+def assert_the_audits_claims(report: dict, card_section: str) -> None:
+    """What the leakage report and the card say of the real export (the claims a reviewer
+    can trust): the floor decomposed on sentence_1, the gaps on the same authors with CIs, the
+    lookup baselines and the confounds."""
+    reading = report["floor_reading"]
+    assert reading["config"] == "sentence_1"
+    # inside one project (annotator fixed) markup still tells authors apart well above the majority
+    wp, wa = reading["within_project"], reading["within_author"]
+    assert (wp["accuracy"], wp["majority_accuracy"], wp["groups"]) == (0.5615, 0.3182, 4)
+    assert wp["ci"][0] > wp["majority_accuracy"]
+    # inside one author, the project is told apart too
+    assert (wa["accuracy"], wa["majority_accuracy"], wa["groups"]) == (0.8639, 0.68, 9)
+    assert "so the floor is not annotator signal alone: part of it is the\nauthors' syntax" in card_section
+    assert "has shown source identification" not in card_section
+    # the gap on the same 8 authors, with CIs: larger than the seed's gap on different author sets
+    g = report["same_author_gap"]["source_held_out_1"]
+    assert (len(g["authors"]), g["main"], g["main_rows"], g["held_out_rows"]) == (8, "sentence_1", 1600, 2200)
+    text = g["text_author"]
+    seed_gap = report["track_gap"]["1"]["text_author"]["accuracy"]["gap"]
+    assert (text["gap"]["accuracy"], seed_gap) == (0.1234, 0.0682) and text["gap"]["ci"][0] > seed_gap
+    assert all(text[k]["ci"][0] <= text[k]["accuracy"] <= text[k]["ci"][1] for k in text)
+    assert "| `source_held_out_1` text → author | 8 | 77.8 [75.8, 79.9] | 65.4 [63.4, 67.5] | 12.3 [9.4, 15.1] | 6.8 |" \
+        in card_section
+    configs = report["configs"]
+    # genre and project as baselines of their own; project → author cannot name a held-out project
+    assert configs["sentence_1"]["genre_author"]["test"]["accuracy"] == 0.2857
+    assert configs["source_held_out_1"]["project_author"]["test"]["accuracy"] == 0.0
+    # the confounds: the main track's random split leaves 95 % of test sentences a neighbour in
+    # train; for four held-out authors the held-out project is also a held-out work; Xenophon holds
+    # 44 % of the source-held-out training rows; 11 authors have one test row in sentence_50
+    assert configs["sentence_1"]["confounds"]["neighbours"]["test"] == {"rows": 4900, "with_neighbour_in_train": 4653,
+                                                                        "share": 0.9496}
+    assert configs["work_held_out_1"]["confounds"]["neighbours"]["test"]["share"] < 0.01
+    works = configs["source_held_out_1"]["confounds"]["held_out_works"]
+    assert sorted(a for a, w in works.items() if w["held_out_project_is_held_out_work"]) == [
+        "Lucian", "Lysias", "Plato", "Xenophon"]
+    assert configs["source_held_out_1"]["confounds"]["largest_train_share"] == {"author": "Xenophon", "share": 0.44}
+    thin = configs["sentence_50"]["confounds"]["thin_authors"]["test"]
+    assert sum(1 for n in thin.values() if n == 1) == 11
 
 
 def test_leaderboard_gap_is_main_track_minus_source_held_out_with_the_work_track_beside(tmp_path):

@@ -141,13 +141,13 @@ def test_the_other_analyst_questions(wh):
 def test_published_in_names_the_configurations_and_splits(wh):
     # every published sentence_1 row's sentence is in `tokens` with that (config, split)
     n_rows, n_found = wh.execute("""
-        with r as (select id, split from mart_benchmark_rows where config = 'sentence_1'),
+        with r as (select source_id, split from mart_benchmark_rows where config = 'sentence_1'),
         s as (select distinct sr.row_id, sr.dedup_key from mart_split_rows as sr where sr.track = 'main')
         select count(*), count(*) filter (where exists (
             select 1 from tokens as t join int_units as u using (sentence_uid)
             where u.dedup_key = s.dedup_key and t.is_published
             and list_contains(t.published_in, {'config': 'sentence_1', 'split': r.split})))
-        from r join s on r.id = s.row_id""").fetchone()
+        from r join s on r.source_id = s.row_id""").fetchone()
     assert n_rows == n_found == 53950
 
 

@@ -184,9 +184,10 @@ def test_crasis_coronis_is_no_elision_mark():
     """A psili on the one long vowel or diphthong after the consonants of a one-syllable word is a
     crasis coronis (AGDT κοὐ, κεἰ, χὠ: lexicon check `κου’`, `κει’`, `χω’`); δἰ stays elided."""
     con = _db({21: [a(1, "κοὐ", "d--------"), a(2, "κεἰ", "c--------"), a(3, "χὠ", "c--------"),
-                    a(4, "ἀ", "n--------"), a(5, "δἰ", "r--------")]})
-    # a lone letter with psili is a numeral (AGDT ἀ, Gorman α᾽), whatever its tag
-    assert _published(con, 21) == ["κοὐ", "κεἰ", "χὠ", "α’", "δι’"]
+                    a(4, "ἀ", "n--------"), a(5, "δἰ", "r--------"), a(6, "ιἀ", "a--------")]})
+    # a lone letter with psili is a numeral (AGDT ἀ, Gorman α᾽), whatever its tag; so are two letters
+    # that are no diphthong with a psili on the second (AGDT ιἀ, tagged an adjective: the numeral 11)
+    assert _published(con, 21) == ["κοὐ", "κεἰ", "χὠ", "α’", "δι’", "ια’"]
 
 
 def test_numerals_have_one_published_form():

@@ -91,6 +91,7 @@ chosen as (
 final as (
     select
         c.project || ':' || c.file_name || ':' || c.sentence_pos as row_id,
+        {{ published_id('c.dedup_key', 'sentence') }} as published_id,
         c.dedup_key,
         c.sentence_uid,
         c.project,

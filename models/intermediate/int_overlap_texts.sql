@@ -54,14 +54,19 @@ worded as (
 ),
 
 grams as (
+    -- the n-grams zip the words with their own shifts (words, words[2:], …, truncated to the
+    -- shortest): linear in the sentence's length. A lambda over positions that slices `words`
+    -- would copy the whole list once per position (quadratic: 1.5 GiB at 16,667 words)
     select
         overlap_text,
         edition_key,
         words,
         len(words) as n_words,
         list_distinct(list_transform(
-            range(1, len(words) - {{ var('overlap_ngram_words') }} + 2),
-            lambda i: array_to_string(words[i:i + {{ var('overlap_ngram_words') }} - 1], ' ')
+            list_zip(
+                {% for k in range(var('overlap_ngram_words')) %}words[{{ k + 1 }}:]{{ ", " if not loop.last }}{% endfor %}, true
+            ),
+            lambda g: concat_ws(' ', {% for k in range(var('overlap_ngram_words')) %}g[{{ k + 1 }}]{{ ", " if not loop.last }}{% endfor %})
         )) as ngrams
     from worded
 ),

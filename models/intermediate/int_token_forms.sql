@@ -152,7 +152,8 @@ psili_elided as (
     -- a word-final letter carrying only a smooth breathing is an elision mark (or a numeral's
     -- keraia) written as psili (UD Perseus: παῤ, δἰ, ἐκέλεὐ, ῤ for ρ’; a combining psili after
     -- a vowel composes to the same letters under NFC): the letter loses it and U+2019 follows. A
-    -- breathing is genuine on a two-letter word-initial diphthong (εἰ, οὐ, αἰ, εὐ; a lone letter
+    -- breathing is genuine on a two-letter word-initial diphthong (εἰ, οὐ, αἰ, εὐ; two letters that
+    -- are no diphthong, ιἀ, are a numeral whose keraia is typed as a psili: ια’; a lone letter
     -- with psili, ἀ, is a numeral's keraia: α’ as Gorman's α᾽), and a crasis coronis on the one long
     -- vowel or diphthong after the consonants of a one-syllable word (κοὐ, κεἰ, χὠ, χοἰ; δἰ, with a
     -- short ι, is elided διά).
@@ -164,7 +165,9 @@ psili_elided as (
                 and (
                     not p.requires_preceding_consonant
                     or (
-                        (length(i.form_nfc0) <> 2 or regexp_matches(strip_accents(lower(i.form_nfc0[1:1])), '[βγδζθκλμνξπρσςτφχψ]'))
+                        -- two letters: a breathing on the second is genuine only on a diphthong (εἰ, οὐ), so
+                        -- δἰ (elided διά) and ιἀ (the numeral 11, its keraia typed as a psili) lose it
+                        (length(i.form_nfc0) <> 2 or not regexp_full_match(strip_accents(lower(i.form_nfc0)), '[αεηιουω][ιυ]'))
                         -- a crasis coronis: consonants and one long vowel or diphthong (κοὐ, κεἰ, χὠ)
                         and not regexp_full_match(strip_accents(lower(i.form_nfc0)), '[βγδζθκλμνξπρσςτφχψ]+(?:[αεηιουω][ιυ]|[ηω])')
                     )

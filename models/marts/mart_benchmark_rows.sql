@@ -12,12 +12,18 @@
 -- the unit in `text`; licenses: distinct and sorted over all records. Keeping these out of the
 -- mart keeps the build fast and small (SPEC §13).
 --
--- Chunk rows: id = chunk_id; work and work_id are the single work's, or for a mixed-work chunk
+-- Ids (SPEC §11: row ids reveal nothing): `id` is the published id (macro published_id: a salted hash
+-- of the dedup key of a _1 row, of the constituent ids in order for a chunk), `source_id` the
+-- warehouse's own (row_id of a _1 row, chunk_id of a chunk: project, file, author and split show
+-- in them), `row_ids` the row_ids of the row's units in constituent order ([row_id] for _1), what
+-- the exporter and the marts join the units on; `constituent_ids` are the constituents' published ids.
+--
+-- Chunk rows: work and work_id are the single work's, or for a mixed-work chunk
 -- chunk_works / chunk_work_ids joined with '; ' (work_id NULL when no constituent has one); genre
 -- is the constituents' genre (the majority, ties → 'prose', if an author mixes genres);
--- constituent_provenance is one struct per constituent (row id, project, path and upstream
--- sentence id of the chosen parse, cts_urn, passage), in constituent order.
--- _1 rows: id = row_id, chunk columns NULL (the unit list is [id]). held_out_source only on
+-- constituent_provenance is one struct per constituent (published id, source id, project, path and
+-- upstream sentence id of the chosen parse, cts_urn, passage), in constituent order.
+-- _1 rows: chunk columns NULL. held_out_source only on
 -- source_held_out_*, held_out_works (see mart_split_rows) only on work_held_out_*.
 -- row_order: 1-based within (config, split), by author then chunk_seq (_1: by author, work,
 -- work_id, textual order — the order the chunks are cut in).
@@ -40,10 +46,12 @@ atomic_configs as (
 units as (
     select
         row_id,
+        published_id,
         genre,
         -- the chosen parse's record is source_records[1] (int_eligible_sentences test)
         struct_pack(
-            id := row_id,
+            id := published_id,
+            source_id := row_id,
             project := project,
             path := source_records[1].path,
             upstream_sentence_id := source_records[1].upstream_sentence_id,
@@ -71,7 +79,9 @@ atomic_rows as (
         row_number() over (
             partition by r.track, r.split order by r.author, r.work, r.work_id, r.text_order
         ) as row_order,
-        r.row_id as id,
+        u.published_id as id,
+        r.row_id as source_id,
+        [r.row_id] as row_ids,
         r.author,
         r.work,
         r.work_id,
@@ -93,6 +103,7 @@ chunk_members as (
             list_sort(list(struct_pack(unit := m.unit, provenance := u.provenance))),
             lambda x: x.provenance  -- noqa: RF01, RF02
         ) as constituent_provenance,
+        list_transform(constituent_provenance, lambda p: p.id) as constituent_ids,  -- noqa: RF01, RF02
         count(*) filter (where u.genre = 'verse') as verse_units,
         count(*) as n_units
     from chunks as c
@@ -107,14 +118,16 @@ chunk_rows as (
         c.track,
         c.split,
         row_number() over (partition by c.config, c.split order by c.author, c.chunk_seq) as row_order,
-        c.chunk_id as id,
+        {{ published_id("array_to_string(m.constituent_ids, ' ')", 'chunk') }} as id,
+        c.chunk_id as source_id,
+        c.constituent_ids as row_ids,
         c.author,
         array_to_string(c.chunk_works, '; ') as work,
         nullif(array_to_string(c.chunk_work_ids, '; '), '') as work_id,
         case when m.verse_units * 2 > m.n_units then 'verse' else 'prose' end as genre,
         c.chunk_size,
         c.chunk_target_size,
-        c.constituent_ids,
+        m.constituent_ids,
         m.constituent_provenance,
         c.chunk_work_ids,
         c.chunk_works,
@@ -138,6 +151,8 @@ select
     split,
     row_order::integer as row_order,
     id,
+    source_id,
+    row_ids,
     author,
     work,
     work_id,

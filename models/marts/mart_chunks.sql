@@ -1,4 +1,4 @@
--- Chunk rows of the _5, _10 and _50 configurations of both tracks (SPEC §8, seed 000
+-- Chunk rows of the _5, _10 and _50 configurations of every track (SPEC §8, seed 000
 -- "Configurations"): exactly the published atomic rows of each (track, author, split), regrouped.
 -- Grain: one row per chunk (chunk_id).
 --

@@ -2,7 +2,8 @@
 -- (SPEC §7.1, issue 29): the build report's passage_overlap table and the dataset card's
 -- limitation. `after`: this build (mart_overlap_twin_rows); `before`: the same rows under seed
 -- 000's rules alone (mart_split_assignments.baseline_split), for the atomic (_1) configurations
--- only (NULL for chunks: the baseline is not chunked). overlap_class 'any' counts a row once.
+-- only (NULL for chunks: the baseline is not chunked). overlap_class 'any' counts a row once. The
+-- *_char_* counts are the rows with a twin the character measure finds (int_overlap_char_pairs).
 -- Grain: one row per (config, split, overlap_class).
 with
 
@@ -57,7 +58,8 @@ after_counts as (
         t.config,
         t.split,
         k.overlap_class,
-        count(*) as rows_with_twin
+        count(*) as rows_with_twin,
+        count(*) filter (where t.char_train_twins > 0) as rows_with_char_twin
     from twin_rows as t
     cross join reported_classes as k
     where k.overlap_class = 'any' or list_contains(t.twin_classes, k.overlap_class)
@@ -70,7 +72,8 @@ baseline_twins as (
         e.track,
         e.baseline_split as split,
         e.row_id,
-        x.overlap_class
+        x.overlap_class,
+        x.is_char_twin
     from assignments as e
     inner join edges as x on e.row_id = x.row_id
     inner join assignments as t on e.track = t.track and x.twin_row_id = t.row_id
@@ -82,7 +85,8 @@ before_counts as (
         b.track,
         b.split,
         k.overlap_class,
-        count(distinct b.row_id) as rows_with_twin
+        count(distinct b.row_id) as rows_with_twin,
+        count(distinct b.row_id) filter (where b.is_char_twin) as rows_with_char_twin
     from baseline_twins as b
     cross join reported_classes as k
     where k.overlap_class in ('any', b.overlap_class)
@@ -98,6 +102,8 @@ final as (
         coalesce(r.evaluation_rows, 0) as evaluation_rows,
         case when c.chunk_target_size = 1 then coalesce(b.rows_with_twin, 0) end as rows_with_twin_before,
         coalesce(a.rows_with_twin, 0) as rows_with_twin_after,
+        case when c.chunk_target_size = 1 then coalesce(b.rows_with_char_twin, 0) end as rows_with_char_twin_before,
+        coalesce(a.rows_with_char_twin, 0) as rows_with_char_twin_after,
         c.class_order
     from cells as c
     left join evaluation_rows as r on c.config = r.config and c.split = r.split

@@ -1,8 +1,8 @@
 -- The passage-overlap settings of this build and its headline counts (SPEC §7.1, issue 29; the
--- build report's passage_overlap section): the build variables of the measure, the rules and the
--- split profile; pairs and groups; rows the rules exclude per track; and, with the default
--- profile, the published main-track rows the conflict rule would omit there (it is not applied to
--- the main track so that seed 000's split stays reproducible). Grain: one row.
+-- build report's passage_overlap section): the build variables of both measures, the rules and
+-- the split profile; pairs (by measure and class) and groups; rows the rules exclude per track;
+-- and, with the default profile, the published main-track rows the conflict rule would omit there
+-- (it is not applied to the main track so that seed 000's split stays reproducible). Grain: one row.
 with
 
 pairs as (select * from {{ ref('mart_overlap_pairs') }}),
@@ -22,6 +22,9 @@ conflict_rows as (
 pair_counts as (
     select
         count(*) as pairs,
+        count(*) filter (where is_word_twin) as word_pairs,
+        count(*) filter (where is_char_twin) as char_pairs,
+        count(*) filter (where is_char_twin and not is_word_twin) as char_only_pairs,
         count(*) filter (where overlap_class = 'edition') as edition_pairs,
         count(*) filter (where overlap_class = 'segmentation') as segmentation_pairs,
         count(*) filter (where overlap_class = 'formula') as formula_pairs,
@@ -72,6 +75,9 @@ final as (
         {{ var('overlap_ngram_words') }} as ngram_words,
         {{ var('overlap_min_ngrams') }} as min_ngrams,
         cast({{ var('overlap_min_containment') }} as double) as min_containment,
+        {{ var('overlap_char_ngram') }} as char_ngram,
+        {{ var('overlap_char_min_ngrams') }} as char_min_ngrams,
+        cast({{ var('overlap_char_min_containment') }} as double) as char_min_containment,
         {{ var('overlap_conflict_rule') }} as conflict_rule,
         {{ var('overlap_drop_train_twins') }} as drop_train_twins,
         p.*,

@@ -1,7 +1,8 @@
 -- Evaluation rows with a near-twin in training (SPEC §7.1, issue 29): every validation or test
--- row of the eight configurations (a chunk through its constituents) one of whose units overlaps
+-- row of every configuration (a chunk through its constituents) one of whose units overlaps
 -- (int_overlap_pairs) a published training row of the same track, with the classes of those
--- pairs. The leakage audit scores text→author without these rows (build_report.json
+-- pairs (either measure: word or character n-grams) and how many of the twins the character
+-- measure finds. The leakage audit scores text→author without these rows (build_report.json
 -- passage_overlap). Grain: one row per (config, id).
 with
 
@@ -17,7 +18,7 @@ evaluation_units as (
         track,
         split,
         id,
-        unnest(coalesce(constituent_ids, [id])) as row_id
+        unnest(row_ids) as row_id
     from benchmark_rows
     where split in ('validation', 'test')
 ),
@@ -29,6 +30,7 @@ twins as (
         u.split,
         u.id,
         e.overlap_class,
+        e.is_char_twin,
         e.twin_row_id
     from evaluation_units as u
     inner join edges as e on u.row_id = e.row_id
@@ -43,7 +45,8 @@ final as (
         split,
         id,
         list_sort(list(distinct overlap_class)) as twin_classes,
-        count(distinct twin_row_id) as train_twins
+        count(distinct twin_row_id) as train_twins,
+        count(distinct twin_row_id) filter (where is_char_twin) as char_train_twins
     from twins
     group by config, track, split, id
 )

@@ -27,10 +27,13 @@ ingested as (
         c.work,
         c.decision,
         u.dedup_key,
+        -- a project outside the benchmark first (none of the stages below applies to it); then curation:
+        -- its exclusions are the build report's table of reasons (mart_curation_exclusions), so a
+        -- sentence it retained that has no published token is counted after it
         case
-            when u.sentence_uid is null then 'no_published_tokens'
             when not c.in_benchmark then 'outside_benchmark'
             when not c.is_retained then 'excluded_' || c.decision
+            when u.sentence_uid is null then 'no_published_tokens'
             when g.status = 'author_conflict' then 'author_conflict'
             when g.status = 'empty_key' then 'empty_dedup_key'
             when e.sentence_uid is null then 'duplicate'

@@ -64,7 +64,7 @@ published_in as (
             order by struct_pack(config := b.config, split := b.split)
         ) as published_in
     from benchmark_rows as b,
-        unnest(coalesce(b.constituent_ids, [b.id])) as u (row_id)
+        unnest(b.row_ids) as u (row_id)
     inner join split_rows as s on b.track = s.track and u.row_id = s.row_id
     group by s.dedup_key
 ),

@@ -14,6 +14,9 @@ replacement, and the resampled sums are the multiplicity-weighted sums of the it
   exist; two subsets whose resamples are combined (a difference of two scores) take their draws
   one after the other from one generator, so that they are independent (two fresh generators
   with the same seed would draw the same positions, scaled: correlated resamples).
+* **Classification.** :func:`label_counts` and :func:`label_resamples`: accuracy, macro-F1 and
+  per-label F1 of each resample of labelled rows (``sphragis score``, ``sphragis audit``);
+  :func:`classification_interval` their CI for one set of predictions.
 * **Interval.** :func:`percentile_interval`: the ``(1 − confidence)/2`` and
   ``(1 + confidence)/2`` quantiles (numpy's default linear interpolation) of the resampled
   statistic, :data:`~.definitions.CONFIDENCE` 0.95 by default.
@@ -25,7 +28,8 @@ import numpy as np
 
 from .definitions import CONFIDENCE, RESAMPLES, SEED
 
-__all__ = ["CONFIDENCE", "RESAMPLES", "SEED", "draw", "percentile_interval", "resampled_sums"]
+__all__ = ["CONFIDENCE", "RESAMPLES", "SEED", "classification_interval", "draw", "label_counts", "label_resamples",
+           "percentile_interval", "resampled_sums"]
 
 
 def draw(n: int, bootstrap: int, rng: np.random.Generator | int) -> np.ndarray:
@@ -69,3 +73,51 @@ def percentile_interval(samples: np.ndarray, confidence: float) -> tuple[np.ndar
     alpha = (1.0 - confidence) / 2.0
     low, high = np.quantile(samples, [alpha, 1.0 - alpha], axis=0)
     return low, high
+
+
+def label_counts(y: np.ndarray, p: np.ndarray, labels: list[str]) -> np.ndarray:
+    """Per row of gold labels ``y`` and predictions ``p``: ``[correct, tp per label…, gold per
+    label…, predicted per label…]`` (n × (1 + 3L), ``labels`` the L labels in column order)."""
+    index = {label: j for j, label in enumerate(labels)}
+    n, k = len(y), len(labels)
+    gold = np.zeros((n, k))
+    pred = np.zeros((n, k))
+    gold[np.arange(n), [index[a] for a in y]] = 1
+    pred[np.arange(n), [index[a] for a in p]] = 1
+    correct = (np.asarray(y) == np.asarray(p)).astype(np.float64)[:, None]
+    return np.hstack([correct, gold * pred, gold, pred])
+
+
+def label_resamples(counts: np.ndarray, indices: np.ndarray, n_labels: int) -> dict[str, np.ndarray]:
+    """Accuracy, macro-F1 (each of shape B) and per-label F1 (B × L) of every resample (``indices``
+    from :func:`draw`) from the summed :func:`label_counts`; a label absent from a resample's gold
+    and predictions scores 0 there and does not count in its macro-F1 (sklearn's ``zero_division=0``
+    over the labels present)."""
+    sums = resampled_sums(counts, indices)
+    n = indices.shape[1]
+    tp, gold, pred = (sums[:, 1 + i * n_labels: 1 + (i + 1) * n_labels] for i in range(3))
+    den = gold + pred
+    present = den > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        f1 = np.where(present, 2 * tp / den, 0.0)
+    return {"accuracy": sums[:, 0] / n, "macro_f1": f1.sum(axis=1) / present.sum(axis=1), "per_label": f1}
+
+
+def classification_interval(y: np.ndarray, p: np.ndarray, rng: np.random.Generator | int = SEED,
+                            bootstrap: int = RESAMPLES, confidence: float = CONFIDENCE
+                            ) -> dict[str, np.ndarray | list[float]]:
+    """Percentile-bootstrap CIs of the accuracy and macro-F1 of predictions ``p`` of gold labels
+    ``y`` (rows resampled, :func:`draw` from ``rng``).
+
+    Returns:
+        {"accuracy": [low, high], "macro_f1": [low, high], "resamples": {"accuracy": (B,),
+        "macro_f1": (B,)}} (fractions); intervals None for no rows.
+    """
+    if len(y) == 0:
+        return {"accuracy": None, "macro_f1": None, "resamples": None}
+    labels = sorted(set(map(str, y)) | set(map(str, p)))
+    res = label_resamples(label_counts(np.asarray(y, dtype=object).astype(str), np.asarray(p, dtype=object).astype(str),
+                                       labels), draw(len(y), bootstrap, rng), len(labels))
+    out: dict = {m: [float(v) for v in percentile_interval(res[m], confidence)] for m in ("accuracy", "macro_f1")}
+    out["resamples"] = {m: res[m] for m in ("accuracy", "macro_f1")}
+    return out

@@ -28,6 +28,7 @@ import sys
 from pathlib import Path
 
 from .. import benchmark, config, runner
+from ..export import layout
 from ..evaluation import definitions
 
 __all__ = ["GENERATED", "DOCS_DIR", "SECTION", "generate", "html_pages", "stale", "write"]
@@ -209,6 +210,50 @@ def _benchmark_page() -> str:
         lines.append(f"| `{split}` | {order} | {'yes' if is_eval == 'true' else 'no'} |")
     lines += ["", "The published rows are `mart_benchmark_rows`; the per-author counts `mart_author_split_counts`; "
               "the exclusions with their reasons `mart_split_exclusions` (see [models.md](models.md)).\n"]
+    lines += ["## What a model may read\n",
+              f"A model reads {' and '.join(f'`{c}`' for c in layout.INPUT_COLUMNS)} and predicts "
+              f"`{layout.LABEL_COLUMN}` (SPEC §11). Every other column is metadata: provenance (`source_records`, "
+              "`cts_urn`, `passage`, `treebank_source`, `native_syntax`, `licenses`, `source_id`), the split design "
+              "(`split`, `held_out_source`, `held_out_works`, the chunk columns) and the ids. "
+              "`metadata/dataset_variants.json` declares this per configuration (`input_columns`, `label_column`) "
+              "and measures each metadata column (`metadata_columns`): `reveals_label` is true when a lookup of the "
+              "training author by the column's values beats the majority author on `test` "
+              "(`sql/queries/label_lookup.sql`: each value, list element and struct field, and its prefixes and "
+              "suffixes cut at `:` or `-`; a `work_id`, a CTS URN or a file-named id gives its author away). "
+              "`sphragis audit` checks that its text and markup features read only the input columns, and "
+              "`sphragis score` states them.\n",
+              "The row `id` reveals nothing: it is the first 16 hex digits of a salted sha256 of the row's dedup "
+              "key (a chunk's: of its constituents' ids in order; macro `published_id`), the same for a sentence "
+              "on every track and from one build to the next, and its lookup scores exactly the majority author. "
+              "The warehouse's own id, which names the project and file of a sentence (`gorman:Aeschines 1 "
+              "1-50 bu1.xml:9`) or the author of a chunk, is published as `source_id` for analysts.\n"]
+    lines += ["## Reading the scores\n",
+              "`sphragis audit` writes `metadata/leakage_report.json`, and the dataset card renders it (SPEC §11). "
+              "Every test accuracy has a 95 % percentile-bootstrap CI over test rows (999 resamples, seed 776: "
+              "the evaluation toolkit's bootstrap, as `sphragis score`).\n",
+              "- **The floor and what it measures.** Markup → author (UPOS, DEPREL, FEATS, tree shape; never "
+              "words) is the floor a model must clear. The markup carries two signals, separated on the main "
+              "track: markup → author refitted inside each project (the annotator fixed: what remains is the "
+              "authors' syntax) and markup → project inside each author that two projects annotate (the author "
+              "fixed: the annotators' conventions), each against its group's majority label (`floor_reading`, "
+              "`floor_decomposition`). The card's wording follows those figures: it says the floor is not "
+              "annotator signal alone only when the within-project CI clears the majority.",
+              "- **Tracks on the same authors.** Each held-out track has its own authors, so seed 000's gap "
+              "(main-track mean minus held-out mean, `track_gap`) mixes a change of authors into the change of "
+              "split. `same_author_gap` scores the main-track configuration of the same chunk size on the "
+              "held-out track's authors only (the classifier unchanged) beside the held-out track, with the gap's "
+              "CI from independent resamples; `sphragis score` gives the same figures for a submission.",
+              "- **Baselines of their own.** Genre → author and project → author look the training author up by "
+              "that one column (`sql/queries/label_lookup.sql`); they say what the two columns give away alone.",
+              "- **Confounds.** Per configuration, the authors with fewer than 5 rows in an evaluation split "
+              "(thin cells) and the largest author's share of training rows; on `source_held_out_1`, per author "
+              "whether the held-out project is also a held-out work (a change of work mixed into the change of "
+              "annotator); on the atomic configurations, the test sentences with a neighbouring sentence of the "
+              "same source file in train (most of them on the main track: seed 000's random split).",
+              "- **The leaderboard.** Rows are ranked by the mean over the source-held-out track, with its CI "
+              "(each configuration's resamples averaged); *tied with* lists the rows whose CIs overlap, whose "
+              "order is not established; top-3 accuracy is shown where a system ranks every author (the audit's "
+              "classifiers, a submission with scores); each `–` is explained under the table.\n"]
     return "\n".join(lines)
 
 

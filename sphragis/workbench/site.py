@@ -155,5 +155,6 @@ def _write(cat: Catalog, env: jinja2.Environment, root: Path, warehouse: Path, e
     data = charts.variation_data(warehouse)
     page("variation.html", "variation.html.j2", data_json=charts.data_json(data) if data else None,
          n_categories=len(data["categories"]) if data else 0, n_cells=len(data["cells"]) if data else 0)
-    page("leaderboard.html", "leaderboard.html.j2", board=leaderboard.board(export), export=export)
+    page("leaderboard.html", "leaderboard.html.j2", board=leaderboard.board(export), export=export,
+         tail_head=leaderboard.TAIL_HEAD, cells=leaderboard.cells)
     return pages

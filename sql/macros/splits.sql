@@ -63,3 +63,13 @@ end
 {#- 'Homeric-Iliad' → 'homeric-iliad', 'Diodorus Siculus' → 'diodorus-siculus' (chunk ids). -#}
 trim(regexp_replace(lower(strip_accents({{ author }})), '[^a-z0-9]+', '-', 'g'), '-')
 {%- endmacro %}
+
+{%- macro published_id(key, kind) -%}
+{#- The published `id` of a benchmark row (SPEC §11: row ids reveal nothing): the first 16 hex
+    digits of sha256('sphragis:' || kind || ':' || key) with a fixed salt, so stable across builds
+    and independent of the file, project, author and split a row comes from. A sentence
+    (kind 'sentence') is keyed by its dedup_key (one eligible row per key, SPEC §7), a chunk
+    (kind 'chunk') by its constituents' ids in order; where the row came from stays in
+    `source_id`, `source_records` and `constituent_provenance`. -#}
+left(sha256('sphragis:{{ kind }}:' || {{ key }}), 16)
+{%- endmacro %}

@@ -6,6 +6,8 @@ select
     r,
     id,
     author,
+    genre,
+    work_id,
     treebank_source,
     dedup_key
 from audit_files

@@ -1,5 +1,5 @@
--- Id, author and project label of every row of one (configuration, split), in row order. The project
--- is the most frequent treebank_source among the row's units (ties: the earliest unit).
+-- Id, author, project label, genre and work of every row of one (configuration, split), in row order.
+-- The project is the most frequent treebank_source among the row's units (ties: the earliest unit).
 -- Parameters: $cfg, $split.
 with
 
@@ -38,7 +38,9 @@ select
     split_rows.r,
     split_rows.author,
     project.source,
-    split_rows.id
+    split_rows.id,
+    split_rows.genre,
+    split_rows.work_id
 from split_rows
 left join project on split_rows.r = project.r
 order by split_rows.r

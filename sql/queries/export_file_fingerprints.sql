@@ -11,7 +11,7 @@ refs as (
         b.split,
         b.row_order,
         md5(cast(b as varchar)) as row_h,
-        coalesce(b.constituent_ids, [b.id]) as unit_ids
+        b.row_ids as unit_ids
     from {{ ref('mart_benchmark_rows') }} as b
 ),
 

@@ -1,5 +1,5 @@
--- Every unit of every row of the eight configurations (constituent_ids of a chunk row, the row id
--- of a _1 row) is a published atomic row of mart_split_rows, so the exporter finds its payload in
+-- Every unit of every row of every configuration (its row_ids: a chunk's constituents, a _1
+-- row itself) is a published atomic row of mart_split_rows, so the exporter finds its payload in
 -- int_eligible_sentences and int_units (the view mart_export_units, export/writer.py
 -- assemble_rows). Returns the offending rows.
 with
@@ -12,7 +12,7 @@ units as (
     select
         benchmark_rows.config,
         benchmark_rows.id,
-        unnest(coalesce(benchmark_rows.constituent_ids, [benchmark_rows.id])) as unit_id
+        unnest(benchmark_rows.row_ids) as unit_id
     from benchmark_rows
 )
 

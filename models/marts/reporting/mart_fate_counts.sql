@@ -1,8 +1,10 @@
 -- Sentence counts of the build report's pipeline (SPEC §6-§8; export/metadata.py), in seed 000's
 -- terms, over the projects the benchmark draws from (registry in_benchmark), for the whole build
--- (scope 'pipeline', key NULL), each project (scope 'project') and each author (scope 'author':
--- sentences with an author that curation did not exclude).
--- retained_after_curation = raw minus excluded, rejected at ingest and without a published token.
+-- (scope 'pipeline', key NULL), each project (scope 'project') and each
+-- author (scope 'author': sentences with an author that curation did not exclude).
+-- retained_after_curation = raw minus rejected at ingest and excluded by curation (the sentences of
+-- mart_curation_exclusions); of these, no_published_tokens, the duplicates and the conflicts are
+-- dropped before the eligible rows.
 with
 
 fates as (
@@ -40,7 +42,7 @@ final as (
         count(*) filter (where fate = 'no_published_tokens') as no_published_tokens,
         count(*) filter (where starts_with(fate, 'excluded_')) as excluded_by_curation,
         count(*) filter (
-            where not starts_with(fate, 'excluded_') and fate not in ('rejected_at_ingest', 'no_published_tokens')
+            where not starts_with(fate, 'excluded_') and fate <> 'rejected_at_ingest'
         ) as retained_after_curation,
         count(*) filter (where fate = 'duplicate') as removed_as_duplicates,
         count(*) filter (where fate = 'author_conflict') as omitted_for_author_conflict_rows,

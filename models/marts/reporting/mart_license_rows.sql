@@ -1,6 +1,6 @@
 -- Per (treebank_source, license): published rows of the sentence-level (chunk_target_size 1)
 -- configurations of the benchmark_configs seed with a source record under that license; a row_id
--- published on both tracks counts once (LICENSES.md, dataset card).
+-- published on several tracks counts once (LICENSES.md, dataset card).
 with
 
 benchmark_rows as (select * from {{ ref('mart_benchmark_rows') }}),
@@ -10,7 +10,7 @@ configs as (select * from {{ ref('benchmark_configs') }}),
 eligible as (select * from {{ ref('int_eligible_sentences') }}),
 
 published as (
-    select distinct b.id as row_id
+    select distinct b.source_id as row_id
     from benchmark_rows as b
     inner join configs as c on b.config = c.config
     where c.chunk_target_size = '1'
