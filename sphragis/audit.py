@@ -250,9 +250,13 @@ def reusable_results(out: Path, configs: tuple[str, ...] = CONFIGS
 
 
 def _cmd_audit(args: argparse.Namespace, on_step=None) -> int:
+    from .build_summary import console
+    from .progress import StepLog
+
     settings = config.settings()
     out = Path(args.out) if args.out else settings.out
     t0 = time.perf_counter()
+    on_step = on_step or StepLog(console())
     configs = tuple(args.config) if args.config else CONFIGS
     _sklearn()
     results, changed, at_start = reusable_results(out, configs)
@@ -270,8 +274,7 @@ def _cmd_audit(args: argparse.Namespace, on_step=None) -> int:
         how = ("fitted (no earlier audit of this export to reuse);" if "no state" in changed
                else "fitted (--full);" if changed == ["--full"]
                else f"fitted (changed since the last audit: {state.describe(changed)});")
-    if on_step:
-        on_step("audit: outputs")
+    on_step("audit: outputs")
     before = _mtimes(out)
     write_report(report_document(results), out)
     write_reference(out, results)

@@ -32,9 +32,9 @@ from pathlib import Path
 
 import duckdb
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from . import config, fetch, pins, runner
+from .progress import progress as _progress
 from .build_summary import LOG_WIDTH, BuildSummary, console, print_plan, print_summary  # noqa: F401 (re-exported)
 from .hugepages import disable_transparent_huge_pages
 from .ingest_state import (RAW_TABLES, ingest_fingerprint, source_digests, source_fingerprints,  # noqa: F401
@@ -97,13 +97,6 @@ def remove_stale_builds(target: Path) -> list[Path]:
             continue
         removed.append(stale)
     return removed
-
-
-def _progress(con: Console) -> Progress:
-    return Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=con, transient=False, disable=not con.is_terminal and os.environ.get("SPHRAGIS_PROGRESS") != "1",
-    )
 
 
 def snapshot_roots(settings: config.Settings) -> dict[str, Path]:
