@@ -157,8 +157,10 @@ def test_a_submission_scored_against_another_export_is_refused(export, tmp_path)
 
     site.build_site(tmp_path / "site", warehouse=tmp_path / "absent.duckdb", export=export)
     html = (tmp_path / "site" / "leaderboard.html").read_text(encoding="utf-8")
-    assert ('<tr class="submission"><td>1</td><td>Perfect <code class="link">https://example.org/m</code></td>'
-            "<td>100.0</td><td>100.0</td><td>100.0</td><td>0.0</td><td>–</td></tr>") in html
+    # the ranking columns first (rank, system, held-out mean, gap, beats floor), then the configurations
+    assert ('<tr class="submission"><td class="rank">1</td><td class="rank">Perfect <code class="link">'
+            'https://example.org/m</code></td><td class="rank num">100.0</td><td class="rank num">0.0</td>'
+            '<td class="rank">–</td><td class="num">100.0</td><td class="num">100.0</td></tr>') in html
     assert fingerprint in html and 'href="leaderboard.html"' in (tmp_path / "site" / "index.html").read_text()
     changed = tmp_path / "changed"
     shutil.copytree(export, changed)
