@@ -9,18 +9,48 @@ SPHRAGIS := $(BIN)/sphragis
 # Sources: SPHRAGIS_MIRROR if set, else ../shared/sources if it exists, else upstream git
 # (`sphragis fetch --list` shows which); the Makefile does not force either.
 
-.PHONY: help install fetch build rebuild export treebank audit report test lint bench bench-audit clean docs docs-check
+.PHONY: help install lock deps-latest fetch build rebuild export treebank audit report test test-fast lint bench bench-audit clean docs docs-check
+
+SHELL := /bin/bash
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
 
-$(VENV)/.installed: pyproject.toml
+# Every dependency, with its extras and build tools, is pinned with hashes in requirements-lock.txt
+# (Python 3.11-3.13, any platform: `uv pip compile --universal`), so an install is the same on any
+# day (`--no-deps`: the lock is complete, markers included, so pip installs exactly its lines and
+# resolves nothing); the project itself is installed on top of it with the locked build tools.
+LOCK := requirements-lock.txt
+UV_VERSION := 0.13.9
+
+$(VENV)/.installed: pyproject.toml $(LOCK)
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet --no-deps --require-hashes -r $(LOCK)
+	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
 	touch $@
 
-install: $(VENV)/.installed  ## create .venv and install the project with its dev extras
+install: $(VENV)/.installed  ## create .venv and install the locked dependencies and the project (dev extras included)
+
+# The lock's inputs: pyproject.toml's dependencies with the `dev` extra (which holds every other
+# extra's packages) and its build-system requires. Versions already in the lock are kept; `make
+# lock UPGRADE=1` (or UPGRADE="--upgrade-package lxml") moves them.
+UPGRADE ?=
+lock:  ## re-resolve requirements-lock.txt after a dependency change in pyproject.toml (needs network)
+	$(PYTHON) -m venv .venv-lock
+	.venv-lock/bin/pip install --quiet uv==$(UV_VERSION)
+	$(PYTHON) -c "import tomllib; print(*tomllib.load(open('pyproject.toml', 'rb'))['build-system']['requires'], sep='\n')" | \
+	  .venv-lock/bin/uv pip compile pyproject.toml - --extra dev --universal --python-version 3.11 \
+	  --generate-hashes --quiet $(if $(filter 1,$(UPGRADE)),--upgrade,$(UPGRADE)) -o $(LOCK)
+
+# Not in CI: the newest releases of every dependency in a venv of their own, then the fast tests,
+# so that a release that breaks the project is noticed before a user's unlocked install meets it.
+deps-latest:  ## try the newest releases of every dependency (.venv-latest) with the fast tests
+	$(PYTHON) -m venv .venv-latest
+	.venv-latest/bin/pip install --quiet --upgrade pip
+	.venv-latest/bin/pip install --quiet --upgrade -e '.[dev]'
+	.venv-latest/bin/pip freeze --exclude-editable | diff <(grep -E '^[A-Za-z0-9_.-]+==' $(LOCK) | sed 's/ .*//' | sort -f) \
+	  <(sort -f -) | grep '^[<>]' || true
+	.venv-latest/bin/python -m pytest $(FAST_TESTS)
 
 fetch: install  ## unpack the pinned snapshots (mirror if present, else upstream git) into SPHRAGIS_DATA
 	$(SPHRAGIS) fetch
@@ -57,14 +87,20 @@ docs: install  ## regenerate docs/*.md from seeds and models, then the data-dict
 	$(BIN)/python -m sphragis.workbench.pages docs
 	$(SPHRAGIS) docs
 
-docs-check: docs  ## open site/ in headless Chromium (Debian packages) and check every link and console
-	command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
-	  (apt-get update && apt-get install -y chromium chromium-driver)
-	$(BIN)/pip install --quiet -e '.[docs-check]'
+# Chromium is a system package: the target says how to install it and stops, never installs it itself.
+docs-check: docs  ## open site/ in headless Chromium and check every link and console (needs chromium, chromium-driver)
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
+	  { echo "docs-check needs Chromium and ChromeDriver: on Debian or Ubuntu, sudo apt-get install chromium chromium-driver"; exit 1; }
 	SPHRAGIS_DOCS_SITE=site $(BIN)/python -m pytest -q tests/test_docs_site.py
 
 test: install  ## run the test suite (integration tests build from the mirror: SPHRAGIS_MIRROR, else ../shared/sources)
 	$(BIN)/python -m pytest
+
+# The fast lane: the unit tests on fixtures, no build of the real sources and none of the modules
+# that build fixture warehouses (marker `slow`), for the edit-test loop; CI runs `make test`.
+FAST_TESTS := -m "not integration and not package and not slow"
+test-fast: install  ## the fast lane: unit tests without builds (under 2 minutes on 2 cores)
+	$(BIN)/python -m pytest $(FAST_TESTS)
 
 # Every .sql file: models, analyses and DDL through the Jinja templater (the sql/macros they call
 # are rendered into them: a macro file alone renders to nothing), named queries with $name parameters.

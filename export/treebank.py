@@ -46,7 +46,7 @@ from pathlib import Path
 import duckdb
 
 from sphragis import config, state
-from sphragis.files import replace_dir, restore_dir, write_json
+from sphragis.files import claim_output_dir, replace_dir, restore_dir, write_json
 from sphragis.queries import json_records as _records
 from sphragis.queries import query
 
@@ -100,6 +100,10 @@ def _sources(projects: list[str], fold_names: list[str]) -> list[dict]:
             for s in config.snapshots() if s["project"] in projects or s["name"] in fold_snaps]
 
 
+#: The kind of output folder the training treebank is (:func:`sphragis.files.claim_output_dir`).
+OUTPUT_KIND = "treebank"
+
+
 def export_treebank(out: Path, options: dict | None = None, *, merged: bool = False,
                     warehouse: Path | None = None, validate: bool = True, full: bool = False,
                     validator_level: int = VALIDATOR_LEVEL, jobs: int | None = None) -> dict:
@@ -131,12 +135,16 @@ def export_treebank(out: Path, options: dict | None = None, *, merged: bool = Fa
         TreebankError: bad options or validator level, a missing model, or a sentence that fails
             validation.
         sphragis.build.BuildLocked: another export into ``out`` is running.
+        sphragis.files.OutputRefused: ``out`` is a folder the product did not write, or holds or
+            lies inside the sources, the warehouse or the benchmark export.
     """
     from sphragis.build import build_lock, remove_stale_builds
     from sphragis.evaluation import annotations
 
     vars_ = variables(**(options or {}))
-    warehouse = warehouse or config.settings().warehouse
+    settings = config.settings()
+    warehouse = warehouse or settings.warehouse
+    out = claim_output_dir(out, OUTPUT_KIND, protected=(*settings.inputs(), warehouse, settings.out))
     if not warehouse.is_file():
         raise TreebankError(f"no warehouse at {warehouse}; build it with `sphragis build`")
     con = duckdb.connect(str(warehouse), read_only=True)
@@ -190,7 +198,7 @@ def export_treebank(out: Path, options: dict | None = None, *, merged: bool = Fa
             manifest["seconds"] = {"select_and_render": round(rendered, 1),
                                    "loaders_and_validator_after": round(time.perf_counter() - t0 - rendered, 1)}
             write_json(tmp / "manifest.json", manifest)
-            replace_dir(tmp, out)
+            replace_dir(tmp, out, OUTPUT_KIND)
             reads = state.reads((STEP,), tables=recording.tables, variables=options_read)
             store.save({"reads": reads, "digests": state.settle(at_start, state.digests(reads, con, built)),
                         "outputs": state.stamps(out)})
@@ -204,7 +212,7 @@ def _validator_cache(out: Path) -> Path:
     """Where :class:`.treebank_checks.Checks` keeps its per-sentence results:
     ``<out>.state/ud_validator`` beside the output directory (outside the published treebank; its
     state folder, as the export's)."""
-    return out.with_name(out.name + ".state") / "ud_validator"
+    return state.state_dir(out) / "ud_validator"
 
 
 def _manifest(con: duckdb.DuckDBPyConnection, vars_: dict, merged: bool, files: list[dict],

@@ -39,7 +39,7 @@ import pyarrow as pa
 from sphragis import config, state
 from sphragis.benchmark import CONFIGS, SPLITS
 from sphragis.build import build_lock, console, remove_stale_builds
-from sphragis.files import replace_dir, restore_dir
+from sphragis.files import claim_output_dir, replace_dir, restore_dir
 from sphragis.hugepages import disable_transparent_huge_pages
 from sphragis.queries import require_relations
 
@@ -50,6 +50,11 @@ from .validation import UnitValidation
 
 #: Tables the export reads (checked before anything is done).
 REQUIRED = ("mart_benchmark_rows", "mart_split_rows", "int_eligible_sentences", "int_units")
+
+
+#: The kind of output folder the export writes (:func:`sphragis.files.claim_output_dir`: it replaces
+#: only a folder marked as an export, or an empty one).
+OUTPUT_KIND = "export"
 
 
 def _open(settings: config.Settings) -> duckdb.DuckDBPyConnection:
@@ -84,6 +89,8 @@ def export(settings: config.Settings | None = None, *, full: bool = False,
         ExportError: no warehouse, or a required table is missing.
         UnitValidationError: a published unit breaks CoNLL-U or a SPEC §5 invariant.
         sphragis.build.BuildLocked: another export into the same directory is running.
+        sphragis.files.OutputRefused: ``SPHRAGIS_OUT`` is a folder the product did not write, or
+            holds or lies inside the sources or the warehouse.
     """
     settings = settings or config.settings()
     step = on_step or (lambda _name: None)
@@ -93,7 +100,7 @@ def export(settings: config.Settings | None = None, *, full: bool = False,
     timings: dict[str, float] = {}
     try:
         require_relations(con, REQUIRED, ExportError, f"warehouse {settings.warehouse}")
-        out = settings.out
+        out = claim_output_dir(settings.out, OUTPUT_KIND, protected=settings.inputs())
         previous = ExportState.load(out, con, full=full)
         if previous.up_to_date(out):
             return {**previous.doc["report"], "out": str(out), "reuse": {
@@ -224,7 +231,7 @@ def _write_all(con: duckdb.DuckDBPyConnection, units, tmp: Path, out: Path, prev
         card.write_card(tmp)  # rendered from the files just written (export/card.py)
         if before_swap is not None:
             before_swap()
-        replace_dir(tmp, out)
+        replace_dir(tmp, out, OUTPUT_KIND)
         return summary, files
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -62,7 +62,9 @@ from pathlib import Path
 from . import config
 from .bench_inputs import (LONG_CHAIN_TOKENS, LONG_FLAT_TOKENS, edited_seeds, long_sentence_file, parse_floor,
                            source_files, subset_files, subset_tree)
+from .files import check_output_file, write_text_atomic
 from .measure import Sampler, timed_call
+from .state import state_dir
 
 DESCRIPTION = ("Measure SPEC §13 in one run: parse floor, full build (build --full + export --full), "
                "no-change rebuild, rebuild after a one-row works_registry.csv edit, peak RSS, and builds "
@@ -103,7 +105,7 @@ def child_main(mode: str, report_path: Path, *, full: bool, seeds: str | None) -
 
             sampler.step("treebank")
             out = config.settings().out.with_name("treebank")
-            shutil.rmtree(out.with_name(out.name + ".state"), ignore_errors=True)  # validate every file
+            shutil.rmtree(state_dir(out), ignore_errors=True)  # validate every file
             m = treebank.export_treebank(out)
             data["timings"] = m["seconds"]
         else:
@@ -297,8 +299,8 @@ def run_bench(json_path: Path = DEFAULT_JSON, workdir: Path | None = None, keep:
         report["figures"] = _figures(report)
     finally:
         report["loadavg_end"] = os.getloadavg()[0]
-        json_path.parent.mkdir(parents=True, exist_ok=True)
-        json_path.write_text(json.dumps(report, indent=1, default=str) + "\n", encoding="utf-8")
+        write_text_atomic(check_output_file(json_path, protected=config.settings().inputs(), force=True),
+                          json.dumps(report, indent=1, default=str) + "\n")
         if not workdir and not keep:
             shutil.rmtree(work, ignore_errors=True)
     return report

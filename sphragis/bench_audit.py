@@ -24,7 +24,7 @@ from typing import Any
 from . import config
 from .audit_fits import FEATURE_SETS, SVC_TOL, TASKS, empty_splits, fit_feature_set, load_rows
 from .benchmark import CONFIGS, EVAL_SPLITS
-from .files import write_json
+from .files import check_output_file, write_json
 
 #: scikit-learn's default tolerance for ``LinearSVC``: the reference the audit's is measured against.
 REFERENCE_TOL = 1e-4
@@ -126,7 +126,8 @@ def _run(args: argparse.Namespace) -> int:
     tols = (REFERENCE_TOL, *dict.fromkeys(args.tol or [SVC_TOL]))
     doc = compare(fit_all(out, tols, tuple(args.config) if args.config else CONFIGS))
     doc["export"] = str(out)
-    path = write_json(Path(args.json), doc, sort_keys=True)
+    path = write_json(check_output_file(args.json, protected=config.settings().inputs(), force=True), doc,
+                      sort_keys=True)
     sys.stdout.write(render(doc))
     print(f"bench-audit: figures written to {path}", file=sys.stderr)
     return 0

@@ -36,6 +36,7 @@ from rich.console import Console
 from . import config, fetch, pins, runner
 from .progress import progress as _progress
 from .build_summary import LOG_WIDTH, BuildSummary, console, print_plan, print_summary  # noqa: F401 (re-exported)
+from .files import check_output_file
 from .hugepages import disable_transparent_huge_pages
 from .ingest_state import (RAW_TABLES, ingest_fingerprint, source_digests, source_fingerprints,  # noqa: F401
                            source_fingerprints_of, sources_cache_path)
@@ -258,6 +259,8 @@ def build(settings: config.Settings | None = None, *, reingest: bool = True, wor
 
     Raises:
         BuildLocked: another build is running.
+        sphragis.files.OutputRefused: the warehouse path names something other than a regular file
+            (a folder, a device, a FIFO), or lies inside the mirror or the unpacked sources.
         FileNotFoundError: sources not fetched, or (reingest=False) no warehouse to reuse.
         runner.ModelError / runner.ModelTestFailure: a model or a data test failed; the previous
             warehouse is left as it was.
@@ -267,6 +270,8 @@ def build(settings: config.Settings | None = None, *, reingest: bool = True, wor
     out = out or console()
     project = project or runner.load_project()
     target = settings.warehouse
+    # the warehouse is replaced by a new file: only a regular file, never one among the sources
+    check_output_file(target, protected=tuple(p for p in settings.inputs() if p != target), force=True)
     target.parent.mkdir(parents=True, exist_ok=True)
     summary = BuildSummary()
     step = on_step or (lambda _name: None)

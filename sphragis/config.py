@@ -191,6 +191,12 @@ class Settings:
     registry_profile: str = DEFAULT_REGISTRY_PROFILE
     split_profile: str = DEFAULT_SPLIT_PROFILE
 
+    def inputs(self) -> tuple[Path, ...]:
+        """The paths no command's output may be, hold or lie inside (SPEC §13: it never deletes or
+        overwrites what it did not write): the mirror, the unpacked sources and the warehouse
+        (:func:`sphragis.files.claim_output_dir`, :func:`sphragis.files.check_output_file`)."""
+        return tuple(p for p in (self.mirror, self.data, self.warehouse) if p is not None)
+
 
 def settings() -> Settings:
     """Read the ``SPHRAGIS_*`` environment variables (see :class:`Settings`), relative to the cwd."""

@@ -14,7 +14,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-__all__ = ["exchange", "json_text", "replace_dir", "restore_dir", "write_json", "write_text_atomic"]
+__all__ = ["OUTPUT_MARKER", "OutputRefused", "check_output_file", "claim_output_dir", "exchange", "json_text",
+           "mark_output_dir", "open_output_dir", "replace_dir", "restore_dir", "write_json", "write_text_atomic"]
 
 
 def json_text(doc: Any, *, sort_keys: bool = False) -> str:
@@ -117,9 +118,143 @@ def exchange(a: str | os.PathLike, b: str | os.PathLike) -> bool:
     raise OSError(err, f"cannot exchange {a} and {b}: {os.strerror(err)}")
 
 
-def replace_dir(tmp: str | os.PathLike, target: str | os.PathLike) -> Path:
+#: The file that marks a folder as an output of the product (SPEC §13: it never deletes or
+#: overwrites what it did not write). It holds the kind of output (``export``, ``treebank``,
+#: ``site``, ``reports``...): a folder is written only by the command that made it.
+OUTPUT_MARKER = ".sphragis-output"
+
+
+class OutputRefused(ValueError):
+    """An output path the command may not write; the message names it and the way out (one line)."""
+
+
+def _real(path: str | os.PathLike) -> Path:
+    return Path(os.path.realpath(os.path.abspath(os.path.expanduser(path))))
+
+
+def _overlap(a: Path, b: Path) -> bool:
+    """True when the real paths ``a`` and ``b`` are the same, or one lies inside the other."""
+    return a == b or a in b.parents or b in a.parents
+
+
+def claim_output_dir(out: str | os.PathLike, kind: str, *, protected: tuple[str | os.PathLike, ...] = ()) -> Path:
+    """Check that a command may write its output folder ``out`` (SPEC §13), before any work.
+
+    Allowed: a path that does not exist yet, an empty folder, or a folder that carries
+    :data:`OUTPUT_MARKER` for the same ``kind`` of output (a folder this product wrote). Refused:
+    anything else (a user's folder, a file, another command's output), and any ``out`` that is, is
+    inside or holds one of the ``protected`` paths (the command's inputs: the unpacked sources, the
+    warehouse, an export it reads). Links are followed.
+
+    Args:
+        out: the output folder.
+        kind: the kind of output written there (a word: ``export``, ``treebank``, ``site``...).
+        protected: paths the output must stay clear of (absent ones are compared too).
+
+    Returns:
+        ``out`` as an absolute :class:`~pathlib.Path` (links kept, as given).
+
+    Raises:
+        OutputRefused: one line naming ``out``, why, and the way out.
+    """
+    given = Path(os.path.abspath(os.path.expanduser(out)))
+    real = _real(given)
+    for p in protected:
+        if _overlap(real, _real(p)):
+            raise OutputRefused(f"{given}: the {kind} output may not be, hold or lie inside {p}, which it reads; "
+                                "choose another output folder")
+    if not (real.exists() or given.is_symlink()):
+        return given
+    if not real.is_dir():
+        raise OutputRefused(f"{given} exists and is not a folder; the {kind} output is a folder: "
+                            "choose another path")
+    marker = real / OUTPUT_MARKER
+    if marker.is_file() and not marker.is_symlink():
+        written = marker.read_text(encoding="utf-8", errors="replace").strip()
+        if written == kind:
+            return given
+        raise OutputRefused(f"{given} holds the {written[:40]!r} output of sphragis, not a {kind} output; "
+                            "choose another folder")
+    if any(real.iterdir()):
+        raise OutputRefused(f"{given} holds files sphragis did not write (no {OUTPUT_MARKER} in it); "
+                            f"the {kind} output replaces its folder whole: choose a new or empty folder")
+    return given
+
+
+def mark_output_dir(folder: str | os.PathLike, kind: str) -> Path:
+    """Write :data:`OUTPUT_MARKER` (holding ``kind``) into ``folder``, the output being made.
+
+    Returns:
+        The marker's path.
+
+    Raises:
+        OSError: the file cannot be written.
+    """
+    marker = Path(folder) / OUTPUT_MARKER
+    marker.write_text(kind + "\n", encoding="utf-8")
+    return marker
+
+
+def open_output_dir(out: str | os.PathLike, kind: str, *,
+                    protected: tuple[str | os.PathLike, ...] = ()) -> Path:
+    """An output folder that a command adds its files to (``reports/``): checked as
+    :func:`claim_output_dir` does, created if needed, and marked (:func:`mark_output_dir`).
+
+    Returns:
+        ``out`` as an absolute :class:`~pathlib.Path`.
+
+    Raises:
+        OutputRefused: see :func:`claim_output_dir`.
+        OSError: the folder cannot be made.
+    """
+    out = claim_output_dir(out, kind, protected=protected)
+    out.mkdir(parents=True, exist_ok=True)
+    if not (out / OUTPUT_MARKER).is_file():
+        mark_output_dir(out, kind)
+    return out
+
+
+def check_output_file(path: str | os.PathLike, *, protected: tuple[str | os.PathLike, ...] = (),
+                      force: bool = False) -> Path:
+    """Check that a command may write the single file ``path`` (``sphragis sql --output``,
+    ``sphragis score --json``; SPEC §13: the warehouse, the sources and the export are never the
+    output of the shell or the scorer).
+
+    Refused: a path that is, or lies inside, one of the ``protected`` paths (links followed), or
+    that names a companion file of a protected file (``<protected>.<suffix>`` beside it); an
+    existing path that is not a regular file (a folder, a FIFO, a device); an existing regular file
+    unless ``force``.
+
+    Returns:
+        ``path`` as an absolute :class:`~pathlib.Path`.
+
+    Raises:
+        OutputRefused: one line naming ``path``, why, and the way out.
+    """
+    given = Path(os.path.abspath(os.path.expanduser(path)))
+    real = _real(given)
+    for p in protected:
+        rp = _real(p)
+        # a protected file's companions beside it (<warehouse>.manifest.json, .lock, .wal...) too
+        companion = real.parent == rp.parent and real.name.startswith(rp.name + ".") and not rp.is_dir()
+        if real == rp or rp in real.parents or companion:
+            raise OutputRefused(f"{given}: may not write {'into ' if rp in real.parents else ''}{p}"
+                                f"{' (or a file beside it of the same name)' if companion else ''}; "
+                                "choose another file")
+    if real.exists() or given.is_symlink():
+        if not real.is_file():
+            raise OutputRefused(f"{given} exists and is not a regular file; choose another file")
+        if not force:
+            raise OutputRefused(f"{given} exists; choose another file, or pass --force to replace it")
+    return given
+
+
+def replace_dir(tmp: str | os.PathLike, target: str | os.PathLike, kind: str | None = None) -> Path:
     """Put the complete folder ``tmp`` in the place of ``target`` so that ``target`` is a complete
-    folder, the old or the new, at every instant (SPEC §13): the two are exchanged atomically
+    folder, the old or the new, at every instant (SPEC §13). With ``kind``, ``target`` is first
+    checked again (:func:`claim_output_dir`: absent, empty or this kind's output) and ``tmp`` is
+    marked (:func:`mark_output_dir`), so a folder the product did not write is never replaced
+    (:class:`OutputRefused`). The two are exchanged atomically
     (:func:`exchange`) and the old content, now at ``tmp``, is deleted. Where the system cannot
     exchange, two renames: ``target`` to ``<target>.old-<pid>``, then ``tmp`` to ``target`` (the
     old one is renamed back if that fails, and :func:`restore_dir` puts it back after a process
@@ -129,9 +264,13 @@ def replace_dir(tmp: str | os.PathLike, target: str | os.PathLike) -> Path:
         ``target`` as a :class:`~pathlib.Path`.
 
     Raises:
+        OutputRefused: ``kind`` given and ``target`` is a folder the product did not write.
         OSError: a rename fails (``target`` then holds its previous content, if it had any).
     """
     tmp, target = Path(tmp), Path(target)
+    if kind is not None:
+        claim_output_dir(target, kind)
+        mark_output_dir(tmp, kind)
     if not (target.exists() or target.is_symlink()):
         os.rename(tmp, target)
         return target

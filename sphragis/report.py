@@ -26,10 +26,13 @@ import jinja2
 from . import config
 from .benchmark import CONFIGS
 from .config import TEMPLATES_DIR, reports_dir
-from .files import write_text_atomic
+from .files import open_output_dir, write_text_atomic
 from .queries import missing_relations, query, records
 
 DEFAULT_DIR = reports_dir()
+#: The kind of output folder ``reports/`` is (:func:`sphragis.files.claim_output_dir`): the report
+#: adds its files to it.
+REPORTS_KIND = "reports"
 TEMPLATES = TEMPLATES_DIR
 REPORT_NAME = "variation_and_leakage.md"
 
@@ -219,7 +222,7 @@ def render_report(warehouse: Path, leakage: Path, out_dir: Path = DEFAULT_DIR) -
     variation = load_variation(warehouse)
     doc = load_leakage(leakage)
     created = not out_dir.exists()
-    out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir = open_output_dir(out_dir, REPORTS_KIND, protected=(*config.settings().inputs(), warehouse, leakage))
     try:
         return _render(warehouse, leakage, out_dir, variation, doc)
     except BaseException:

@@ -64,8 +64,9 @@ import numpy as np
 
 from . import config, leaderboard
 from .benchmark import CHUNK_SIZES, CONFIGS, config_of
-from .files import JSON_DECIMALS, rounded, write_json, write_text_atomic
+from .files import JSON_DECIMALS, check_output_file, rounded, write_json, write_text_atomic
 from .predictions import EVAL_SPLIT, FORMAT, SubmissionError, export_fingerprint
+from .state import state_dir
 from .submission_input import Predictions, Truth, load_truth, read_predictions
 from .submission_report import render_markdown, render_table
 
@@ -250,14 +251,20 @@ def score_submission(path: Path, out: Path, *, bootstrap: int, seed: int, confid
 
 
 def _cmd_score(args: argparse.Namespace) -> int:
-    out = Path(args.out) if args.out else config.settings().out
+    settings = config.settings()
+    out = Path(args.out) if args.out else settings.out
+    # checked before the scoring: the export (its card, reports, leaderboard), its state, the
+    # warehouse and the sources are never the scorer's output (SPEC §13)
+    protected = (*settings.inputs(), out, state_dir(out))
+    targets = {opt: check_output_file(path, protected=protected, force=True)
+               for opt, path in (("json", args.json), ("markdown", args.markdown)) if path}
     scored = score_submission(Path(args.predictions), out, bootstrap=args.bootstrap, seed=args.seed,
                               confidence=args.confidence, name=args.name, link=args.link)
     sys.stdout.write(render_table(scored))
-    if args.json:
-        print(f"score: wrote {write_json(args.json, rounded(scored))}", file=sys.stderr)
-    if args.markdown:
-        print(f"score: wrote {write_text_atomic(args.markdown, render_markdown(scored))}", file=sys.stderr)
+    if "json" in targets:
+        print(f"score: wrote {write_json(targets['json'], rounded(scored))}", file=sys.stderr)
+    if "markdown" in targets:
+        print(f"score: wrote {write_text_atomic(targets['markdown'], render_markdown(scored))}", file=sys.stderr)
     return 0
 
 

@@ -46,18 +46,25 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 #: so the long ones overlap instead of running alone at the end (xdist's own reordering, by number
 #: of tests, left the one-test modules test_incremental, test_dbt and test_package for last). Real
 #: and fixture-only modules alternate, so one worker runs without the real build while the other
-#: makes it. Every other module follows in collection order.
+#: makes it. Every other module follows in collection order. Their tests are marked ``slow``:
+#: ``make test-fast`` (``-m "not integration and not package and not slow"``) leaves them out.
 SLOW_MODULES_FIRST = (
     "test_incremental.py", "test_dbt.py", "test_submission.py", "test_package.py", "test_docs_site.py",
     "test_long_sentence.py", "test_treebank.py", "test_state.py", "test_hostile_shell.py", "test_export.py",
     "test_atomic.py", "test_hostile_ingest.py", "test_homes.py", "test_eval_annotations.py", "test_runner.py",
+    "test_card.py", "test_splits.py", "test_sql_cli.py", "test_hostile.py", "test_render_property.py",
+    "test_eval_cli.py", "test_progress.py",
 )
 
 
 def pytest_collection_modifyitems(config, items) -> None:
     """Order the modules as :data:`SLOW_MODULES_FIRST` says (a stable sort: tests keep their order
-    within a module; every worker collects the same order, as xdist requires)."""
+    within a module; every worker collects the same order, as xdist requires), and mark their tests
+    ``slow``."""
     rank = {name: i for i, name in enumerate(SLOW_MODULES_FIRST)}
+    for item in items:
+        if item.path.name in rank:
+            item.add_marker(pytest.mark.slow)
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
 
 

@@ -122,10 +122,11 @@ def start_held_build(settings: config.Settings, marker: Path, hold: float = 120.
 
 
 def wait_for_marker(proc: subprocess.Popen, marker: Path, point: str, seconds: float = 180) -> None:
-    """Wait until the child ``proc`` writes ``marker`` on reaching ``point``; fail the test, with
+    """Wait until the child ``proc`` writes ``marker`` (non-empty) on reaching ``point``; fail the test, with
     the child's stderr, if it exits first or takes longer than ``seconds``."""
     deadline = time.monotonic() + seconds
-    while not marker.exists():
+    # not only created: written (the child's write_text creates the file, then writes it)
+    while not (marker.exists() and marker.stat().st_size):
         if proc.poll() is not None:
             pytest.fail(f"child exited before {point}: {proc.communicate()[1].decode(errors='replace')[-2000:]}")
         assert time.monotonic() < deadline, f"the child did not reach {point} within {seconds:.0f} s"

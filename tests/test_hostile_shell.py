@@ -120,7 +120,7 @@ def test_f_does_not_echo_a_file_that_is_not_sql(wh, tmp_path, capsys):
     secret.write_text("root:$6$TOPSECRETHASH:19000:0:99999:7:::\n", encoding="utf-8")
     assert _sql(wh, "-f", str(secret)) == 1
     err = capsys.readouterr().err
-    assert err == (f"sphragis sql: error: -f reads only .sql files or analyses; {secret} is not a .sql file "
+    assert err == (f"sphragis sql: error: -f reads only regular .sql files or analyses; {secret} is not one "
                    "(to query your own data file, name it with --table NAME=FILE)\n")
     binary = tmp_path / "blob.sql"
     binary.write_bytes(b"\xff\xfeTOPSECRET")

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from sphragis import build, report
+from sphragis.files import OutputRefused, mark_output_dir
 
 
 def test_tables_do_not_wrap_at_80_columns_in_a_log(monkeypatch):
@@ -46,9 +47,16 @@ def test_a_report_failing_while_writing_removes_only_what_it_created(tmp_path, m
     with pytest.raises(RuntimeError):
         report.render_report(warehouse=tmp_path / "none.duckdb", leakage=tmp_path / "x.json", out_dir=tmp_path / "r")
     assert not (tmp_path / "r").exists()
-    kept = tmp_path / "kept"
+    kept = tmp_path / "kept"  # an earlier report's folder (marked as the product's)
     kept.mkdir()
+    mark_output_dir(kept, report.REPORTS_KIND)
     (kept / "old.md").write_text("x", encoding="utf-8")
     with pytest.raises(RuntimeError):
         report.render_report(warehouse=tmp_path / "none.duckdb", leakage=tmp_path / "x.json", out_dir=kept)
     assert (kept / "old.md").is_file()
+    mine = tmp_path / "mine"  # a folder of someone else's files is refused before anything is written
+    mine.mkdir()
+    (mine / "notes.md").write_text("x", encoding="utf-8")
+    with pytest.raises(OutputRefused):
+        report.render_report(warehouse=tmp_path / "none.duckdb", leakage=tmp_path / "x.json", out_dir=mine)
+    assert [p.name for p in mine.iterdir()] == ["notes.md"]

@@ -229,7 +229,7 @@ def tiny_export(tiny, tmp_path_factory) -> Path:
 
 def test_files_hold_the_selection_with_punctuation(tiny_export):
     names = sorted(p.name for p in tiny_export.iterdir())
-    assert names == ["agdt-train.conllu", "gorman-train.conllu", "harrington-train.conllu", "manifest.json",
+    assert names == [".sphragis-output", "agdt-train.conllu", "gorman-train.conllu", "harrington-train.conllu", "manifest.json",
                      "pedalion-train.conllu"]
     agdt = conllu.parse((tiny_export / "agdt-train.conllu").read_text(encoding="utf-8"))
     assert [s.metadata["source"] for s in agdt] == [f"agdt:v2.1/Greek/texts/{AGDT_FILE}#{i}" for i in ("2", "3")]

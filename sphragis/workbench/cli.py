@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+from ..files import write_text_atomic
 from . import sql as sqlmod
 
 
@@ -28,6 +29,8 @@ def _cmd_sql(args: argparse.Namespace) -> int:
     if tables and not (args.query or args.file):
         raise sqlmod.QueryError("--table needs a query or -f FILE (the interactive shell reads no local files)")
     text = _read_sql(sqlmod.resolve_file(args.file)) if args.file else args.query
+    # checked before the query runs: the warehouse, the sources and the export are never an output
+    target = sqlmod.output_file(args.output, warehouse, force=args.force) if args.output else None
     con = sqlmod.connect(warehouse, tables)
     try:
         result = sqlmod.query(con, text)
@@ -38,8 +41,8 @@ def _cmd_sql(args: argparse.Namespace) -> int:
     width = shutil.get_terminal_size().columns if not args.output and sys.stdout.isatty() else None
     out = sqlmod.render(result, args.format, max_rows=max_rows, max_width=width)
     if args.output:
-        Path(args.output).write_text(out, encoding="utf-8")
-        print(f"wrote {result.table.num_rows:,} row(s) to {args.output}", file=sys.stderr)
+        write_text_atomic(target, out)
+        print(f"wrote {result.table.num_rows:,} row(s) to {target}", file=sys.stderr)
     else:
         sys.stdout.write(out)
     return 0
@@ -83,7 +86,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("query", nargs="?", help="SQL text (DuckDB dialect); omit for the interactive shell")
     s.add_argument("-f", "--file", metavar="FILE", help="a .sql file, or the name of an analysis in sql/analyses/")
     s.add_argument("--format", choices=sqlmod.FORMATS, default="table", help="output format (default table)")
-    s.add_argument("-o", "--output", metavar="FILE", help="write the result to FILE instead of stdout")
+    s.add_argument("-o", "--output", metavar="FILE",
+                   help="write the result to FILE instead of stdout (a new file: never the warehouse, nor a file "
+                   "under the sources, the export or their state folders)")
+    s.add_argument("--force", action="store_true", help="with --output: replace FILE if it exists (a regular file)")
     s.add_argument("--max-rows", type=int, default=None,
                    help=f"table format: rows shown (default {sqlmod.DEFAULT_MAX_ROWS} on a terminal, all with "
                    "--output; 0 = all)")
@@ -101,7 +107,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "SQL, upstream and downstream, a lineage picture of the whole DAG, a search box, the analyses with "
         "their results, and interactive variation charts. Reads the models, the build manifest when "
         "present, and the warehouse (read-only).")
-    d.add_argument("--out", metavar="DIR", help="output folder (default site/ in the repository; replaced)")
+    d.add_argument("--out", metavar="DIR", help="output folder (default site/ in the current directory; replaced whole: a new or empty "
+                   "folder, or one this command wrote)")
     d.add_argument("--warehouse", metavar="PATH", help="DuckDB file (default SPHRAGIS_WAREHOUSE)")
     d.add_argument("--manifest", metavar="PATH", help="build manifest.json (default: beside the warehouse)")
     d.set_defaults(func=_cmd_docs)

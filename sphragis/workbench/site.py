@@ -22,8 +22,8 @@ The site is written into a fresh temporary folder and renamed over ``out`` when 
 from __future__ import annotations
 
 import json
+import os
 import shutil
-import tempfile
 from datetime import datetime, timezone
 from importlib import resources
 from pathlib import Path
@@ -32,11 +32,14 @@ from typing import Any
 import jinja2
 
 from .. import config, leaderboard
+from ..files import claim_output_dir, replace_dir
 from . import charts, lineage, pages as doc_pages
 from .catalog import LAYERS, Catalog, build_catalog
 
 #: Default output folder: ``site/`` in the current directory (git-ignored), like ``config.reports_dir``.
 DEFAULT_DIR = Path("site")
+#: The kind of output folder the site is (:func:`sphragis.files.claim_output_dir`).
+OUTPUT_KIND = "site"
 
 #: Static files copied into ``assets/`` (package data of :mod:`sphragis.workbench`).
 ASSETS = ("style.css", "search.js", "lineage.js", "variation.js")
@@ -79,7 +82,8 @@ def build_site(out: Path | None = None, warehouse: Path | None = None, manifest:
     """Write the site.
 
     Args:
-        out: target folder (default ``site/`` in the repository; replaced whole).
+        out: target folder (default ``site/`` in the current directory; replaced whole: only a
+            folder this command wrote, or an empty one).
         warehouse: default ``SPHRAGIS_WAREHOUSE``.
         manifest: a build manifest (default: found beside the warehouse, else the runner's view).
         export: the export whose leaderboard is shown (default ``SPHRAGIS_OUT``).
@@ -90,21 +94,28 @@ def build_site(out: Path | None = None, warehouse: Path | None = None, manifest:
     Raises:
         runner.ModelError: the models do not load.
         RuntimeError: plotly is not installed.
+        sphragis.files.OutputRefused: ``out`` is a folder the product did not write, or holds or
+            lies inside the sources, the warehouse or the export.
+        sphragis.build.BuildLocked: another ``sphragis docs`` writes ``out``.
     """
-    out = (out or DEFAULT_DIR).resolve()
-    warehouse = warehouse or config.settings().warehouse
+    from ..build import build_lock, remove_stale_builds
+
+    settings = config.settings()
+    export = export or settings.out
+    warehouse = warehouse or settings.warehouse
+    out = claim_output_dir((out or DEFAULT_DIR).resolve(), OUTPUT_KIND, protected=(*settings.inputs(), export))
     cat = build_catalog(warehouse, manifest=manifest)
     env = _env()
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
-    try:
-        pages = _write(cat, env, tmp, warehouse, export or config.settings().out)
-        if out.exists():
-            shutil.rmtree(out)
-        tmp.rename(out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+    with build_lock(out):  # a second `sphragis docs` into the same folder fails fast
+        remove_stale_builds(out)  # what a killed run left
+        tmp = out.with_name(f"{out.name}.building-{os.getpid()}")
+        tmp.mkdir()
+        try:
+            pages = _write(cat, env, tmp, warehouse, export)
+            replace_dir(tmp, out, OUTPUT_KIND)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
     by_layer = {layer: len(v) for layer, v in cat.by_layer().items()}
     return {"out": out, "pages": pages, "nodes": by_layer, "origin": cat.origin, "warehouse": cat.warehouse}
 

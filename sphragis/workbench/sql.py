@@ -27,6 +27,7 @@ import datetime as _dt
 import decimal
 import io
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -38,7 +39,9 @@ from pathlib import Path
 import duckdb
 
 from .. import config
+from ..files import check_output_file
 from ..queries import open_warehouse
+from ..state import state_dir
 
 FORMATS = ("table", "csv", "json", "markdown")
 
@@ -73,20 +76,22 @@ def description(path: Path) -> str:
 
 
 def resolve_file(name: str) -> Path:
-    """The ``.sql`` file ``name`` names: an existing ``*.sql`` path, else an analysis by stem.
+    """The ``.sql`` file ``name`` names: an existing regular ``*.sql`` file, else an analysis by stem.
 
-    Only a file named ``*.sql`` is read, so ``-f`` cannot be used to show (in a parser error) the
-    first line of another file (issue #27).
+    Links are followed first and the file they reach is checked: only a regular file whose own
+    name ends in ``.sql`` is read, so ``-f`` cannot be used to show (in a parser error) a line of
+    another file, through a link named ``x.sql`` or otherwise.
 
     Raises:
         QueryError: neither a ``.sql`` file nor an analysis (the message lists the analyses).
     """
     p = Path(name).expanduser()
-    if p.is_file():
-        if p.suffix.lower() != ".sql":
-            raise QueryError(f"-f reads only .sql files or analyses; {name} is not a .sql file "
+    if p.exists() or p.is_symlink():
+        real = Path(os.path.realpath(p))
+        if real.suffix.lower() != ".sql" or not real.is_file():
+            raise QueryError(f"-f reads only regular .sql files or analyses; {name} is not one "
                              "(to query your own data file, name it with --table NAME=FILE)")
-        return p
+        return real
     known = analyses()
     stem = Path(name).stem if name.endswith(".sql") else name
     if stem in known:
@@ -184,6 +189,23 @@ def parse_table_option(text: str) -> tuple[str, Path]:
     return name, path
 
 
+def output_file(path: str | os.PathLike, warehouse: Path | None = None, *, force: bool = False) -> Path:
+    """The file ``sphragis sql --output`` may write (SPEC §13: the shell cannot write anything of
+    the product's): never the warehouse (nor a file beside it of its name: manifest, lock, WAL),
+    nothing under the mirror, the unpacked sources, the export or the export's state folder, and
+    an existing file only with ``force`` (a regular file: never a folder, FIFO or device).
+
+    Returns:
+        The absolute path to write.
+
+    Raises:
+        sphragis.files.OutputRefused: one line naming the path and why.
+    """
+    settings = config.settings()
+    protected = (*settings.inputs(), warehouse or settings.warehouse, settings.out, state_dir(settings.out))
+    return check_output_file(path, protected=protected, force=force)
+
+
 def register_files(con: duckdb.DuckDBPyConnection, tables: dict[str, Path]) -> None:
     """Offer each of the analyst's ``tables`` (name → CSV/TSV, Parquet or JSON file) on ``con`` as a view.
 
@@ -198,14 +220,20 @@ def register_files(con: duckdb.DuckDBPyConnection, tables: dict[str, Path]) -> N
         return
     reader = duckdb.connect()
     try:
-        for name, path in tables.items():
-            if not path.is_file():
-                raise QueryError(f"--table {name}={path}: no such file")
-            try:
-                data = reader.sql(f"select * from {READERS[path.suffix.lower()]}(?)", params=[str(path)]).to_arrow_table()
-            except duckdb.Error as exc:
-                raise QueryError(f"--table {name}={path}: cannot read it: {str(exc).splitlines()[0]}") from exc
-            con.register(name, data)
+        with tempfile.TemporaryDirectory(prefix="sphragis-table-") as tmp:
+            for i, (name, path) in enumerate(tables.items()):
+                if not path.is_file():
+                    raise QueryError(f"--table {name}={path}: no such regular file")
+                # DuckDB's readers expand glob characters (* ? [) in a path; the file is read through
+                # a link of a plain name, so FILE is one file, taken literally
+                literal = Path(tmp) / f"{i}{path.suffix.lower()}"
+                literal.symlink_to(os.path.realpath(path))
+                try:
+                    data = reader.sql(f"select * from {READERS[path.suffix.lower()]}(?)",
+                                      params=[str(literal)]).to_arrow_table()
+                except duckdb.Error as exc:
+                    raise QueryError(f"--table {name}={path}: cannot read it: {str(exc).splitlines()[0]}") from exc
+                con.register(name, data)
     finally:
         reader.close()
 
