@@ -258,3 +258,25 @@ def test_the_docs_examples_of_merges_agree_with_the_seeds():
     assert found >= 5
     for part in re.findall(r"\b([A-Z]+)\b", cols["upos"].split("UD's ")[1].split(" have ")[0]):
         assert upos[part] != part, part
+
+
+def _examples() -> list[tuple[str, str]]:
+    """(where, query) of every SQL example an analyst copies: each statement of the ```sql blocks
+    of docs/analysts.md and every `sphragis sql "..."` of the README."""
+    out = []
+    for block in re.findall(r"```sql\n(.*?)```", ANALYSTS_PAGE.read_text(encoding="utf-8"), re.S):
+        out += [("docs/analysts.md", q.strip()) for q in block.split(";") if q.strip()]
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    out += [("README.md", q) for q in re.findall(r'^sphragis sql "(.*?)"$', readme, re.M | re.S)]
+    return out
+
+
+def test_every_docs_and_readme_example_runs_and_answers(wh):
+    examples = _examples()
+    assert len([w for w, _q in examples if w == "README.md"]) == 2 and len(examples) >= 8
+    for where, q in examples:
+        rows = wh.execute(q).fetchall()
+        assert rows, (where, q)
+    # the parses of one sentence side by side: its three projects
+    sentence = next(q for _w, q in examples if "kept_sentence_key = " in q)
+    assert {r[0] for r in wh.execute(sentence).fetchall()} == {"agdt", "gorman", "ud_perseus"}
