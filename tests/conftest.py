@@ -14,6 +14,7 @@ from __future__ import annotations
 import fcntl
 import os
 import pickle
+import re
 import tarfile
 from collections.abc import Callable
 from pathlib import Path
@@ -66,6 +67,16 @@ def pytest_collection_modifyitems(config, items) -> None:
         if item.path.name in rank:
             item.add_marker(pytest.mark.slow)
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
+
+#: A progress line the build, the export and the audit print when stderr is not a terminal
+#: (sphragis.progress: ``[0:01:05] build: models``).
+PROGRESS_LINE = re.compile(r"^\[\d+:\d\d:\d\d\] .*\n?", re.M)
+
+
+def messages(err: str) -> str:
+    """``err`` (a command's stderr) without its progress lines: what it says about the outcome."""
+    return PROGRESS_LINE.sub("", err)
 
 
 def require_sources() -> None:

@@ -23,6 +23,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from conftest import messages
 from sphragis import build, cli, config, fetch
 from sphragis.ingest import load, parsers
 from test_atomic import FIXTURE_LAYOUT, FIXTURE_SOURCES, tiny_settings, use_settings
@@ -468,7 +469,7 @@ def fetched(tmp_path, monkeypatch):
 
 def _refused(capsys, needle: str) -> str:
     assert cli.main(["build", "--select", "int_tokens"]) == 1
-    err = capsys.readouterr().err
+    err = messages(capsys.readouterr().err)
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
     assert needle in err, err
     return err
