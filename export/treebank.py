@@ -152,6 +152,7 @@ def export_treebank(out: Path, options: dict | None = None, *, merged: bool = Fa
     options_read = {"options": vars_, "merged": merged, "validate": validate,
                     "validator_level": validator_level if validate else None}
     doc = store.load()
+    remove_stale_builds(out)  # folders left by killed runs, also when this one has nothing to do
     from sphragis import runner
 
     built = runner.read_manifest(con)  # the build's manifest: the fingerprints of the tables read
@@ -169,7 +170,6 @@ def export_treebank(out: Path, options: dict | None = None, *, merged: bool = Fa
     try:
         with build_lock(out), contextlib.ExitStack() as stack:
             restore_dir(out)
-            remove_stale_builds(out)
             tmp.mkdir()
             t0 = time.perf_counter()
             checks = stack.enter_context(Checks(validator_level if validate else None, cache=_validator_cache(out),

@@ -101,6 +101,7 @@ def export(settings: config.Settings | None = None, *, full: bool = False,
     try:
         require_relations(con, REQUIRED, ExportError, f"warehouse {settings.warehouse}")
         out = claim_output_dir(settings.out, OUTPUT_KIND, protected=settings.inputs())
+        remove_stale_builds(out)  # folders left by killed exports, also when this one has nothing to do
         previous = ExportState.load(out, con, full=full)
         if previous.up_to_date(out):
             return {**previous.doc["report"], "out": str(out), "reuse": {
@@ -131,7 +132,6 @@ def export(settings: config.Settings | None = None, *, full: bool = False,
             tmp = out.with_name(f"{out.name}.building-{os.getpid()}")
             with build_lock(out):  # a second concurrent export fails fast naming the holder
                 restore_dir(out)  # an export killed between the two renames of replace_dir's fallback
-                remove_stale_builds(out)  # folders left by killed exports
                 tmp.mkdir()
                 step(f"validate {units.num_rows:,} units and write the configurations")
                 t0 = time.perf_counter()

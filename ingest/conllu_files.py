@@ -8,7 +8,8 @@ import hashlib
 import re
 from pathlib import Path
 
-from sphragis.config import MAX_TREE_DEPTH
+from sphragis.config import MAX_SOURCE_BYTES, MAX_TREE_DEPTH
+from sphragis.files import read_regular
 
 from .parsers import CONTROL_NOT_TAB, ParsedFile, is_uint, may_hold_control, too_deep
 from .sources import BAD_BYTE as _BAD_BYTE
@@ -48,6 +49,17 @@ def count_conllu_sentences(text: str) -> int:
     return len(_CONLLU_START.findall("\n\n" + text))
 
 
+#: A CoNLL-U token row: a line that is neither blank nor a comment (one match per row).
+_CONLLU_ROW = re.compile(r"^(?!#)[ \t]*[^ \t\n]", re.MULTILINE)
+
+
+def count_conllu_rows(text: str) -> int:
+    """Token rows (words, multiword ranges, empty nodes) in CoNLL-U ``text`` (from
+    :func:`conllu_text`): lines that are neither blank nor comments. Counted by a regular
+    expression, independently of :func:`parse_conllu`'s blocks (SPEC §13)."""
+    return len(_CONLLU_ROW.findall(text))
+
+
 def parse_conllu(path: Path) -> ParsedFile:
     """Parse one CoNLL-U file verbatim (UD Perseus, UD PROIEL, UD PTNK).
 
@@ -65,12 +77,16 @@ def parse_conllu(path: Path) -> ParsedFile:
     comment), a ``# sent_id`` already used earlier in the file.
 
     Args:
-        path: the .conllu file.
+        path: the .conllu file (a regular file of at most :data:`MAX_SOURCE_BYTES` bytes).
+
+    Raises:
+        sphragis.files.InputFileError: ``path`` is not a regular file, or is too large.
 
     Returns:
-        ParsedFile (``n_sentences_expected``: :func:`count_conllu_sentences`).
+        ParsedFile (``n_sentences_expected``: :func:`count_conllu_sentences`; ``n_words_expected``:
+        :func:`count_conllu_rows`; a rejected sentence takes its token rows).
     """
-    data = path.read_bytes()
+    data = read_regular(path, MAX_SOURCE_BYTES)
     pf = ParsedFile(path=path, sha256=hashlib.sha256(data).hexdigest(), bytes=len(data))
     text, bad_bytes = conllu_text(data)
     has_control = may_hold_control(data)
@@ -119,7 +135,7 @@ def parse_conllu(path: Path) -> ParsedFile:
                 problem = (sent_id_line, f"line {sent_id_line}: duplicate sent_id {sent_id!r} (first at line {first})")
         if problem is not None:
             bad_line, why = problem
-            pf.reject(bad_line, pos, sent_id, why)
+            pf.reject(bad_line, pos, sent_id, why, len(rows))
             return
         n_rows = len(rows)
         t["sentence_pos"].extend([pos] * n_rows)
@@ -155,6 +171,7 @@ def parse_conllu(path: Path) -> ParsedFile:
             block.append((lineno, ln))
     flush()
     pf.n_sentences_expected = count_conllu_sentences(text)
+    pf.n_words_expected = count_conllu_rows(text)
     return pf
 
 

@@ -34,7 +34,7 @@ import pyarrow.parquet as pq
 
 from sphragis.config import DDL_DIR
 from sphragis.queries import query
-from sphragis.workers import exit_with_parent
+from sphragis.workers import exit_with_parent, sigint_held
 
 from .agdt_xml import parse_agdt_xml
 from .conllu_files import parse_conllu
@@ -133,6 +133,7 @@ class ArrowFile:
     rejects: dict
     n_sentences: int = 0
     n_tokens: int = 0
+    n_words_expected: int = 0
     sentences_path: str | None = None
     tokens_path: str | None = None
 
@@ -151,7 +152,7 @@ def to_arrow(pf: ParsedFile) -> ArrowFile:
         t["attrs"] = _map_array(t["attrs"])
     tokens = pa.Table.from_pydict({f.name: t[f.name] for f in tok_schema}, schema=tok_schema)
     return ArrowFile(pf.sha256, pf.bytes, pf.n_sentences_expected, pf.root_attrs, pf.preamble,
-                     sentences, tokens, pf.rejects, sentences.num_rows, tokens.num_rows)
+                     sentences, tokens, pf.rejects, sentences.num_rows, tokens.num_rows, pf.n_words_expected)
 
 
 def spill(af: ArrowFile, folder: Path, file_id: int, name: str) -> ArrowFile:
@@ -240,8 +241,9 @@ def iter_parsed(files: list[SourceFile], *, workers: int | None = None, progress
     with ProcessPoolExecutor(max_workers=min(workers, len(tasks)), initializer=exit_with_parent,
                              initargs=(os.getpid(),)) as pool:
         futures = [None] * len(tasks)
-        for i in largest_first:
-            futures[i] = pool.submit(_parse, tasks[i])
+        with sigint_held():  # the workers are forked on the first submit
+            for i in largest_first:
+                futures[i] = pool.submit(_parse, tasks[i])
         try:
             for i in range(len(futures)):
                 result, futures[i] = futures[i].result(), None  # in file order; hold no result twice
@@ -267,24 +269,32 @@ def parse_all(files: list[SourceFile], *, workers: int | None = None, progress=N
 
 
 class AccountError(ValueError):
-    """A file's sentences counted by a plain scan differ from those ingested plus rejected."""
+    """A file's sentences or words counted by a plain scan differ from those ingested plus rejected."""
 
 
 def check_account(path: str, af: ArrowFile) -> None:
     """Check one file's account (SPEC §2, §13): the sentence starts counted by a scan independent
     of the parser (``n_sentences_expected``: XML ``sentence`` start tags outside comments, CoNLL-U
     blank-line-separated blocks) equal the sentences ingested plus the sentences rejected (rejects
-    with a ``sentence_pos``; a file-level reject names no sentence).
+    with a ``sentence_pos``; a file-level reject names no sentence); and the words counted so
+    (``n_words_expected``: XML ``word`` start tags, CoNLL-U token rows) equal the tokens ingested
+    plus the words the rejects take (their ``n_words``: a rejected sentence's words, a word
+    outside every sentence).
 
     Raises:
-        AccountError: naming the file and the three counts; the build fails (nothing may be
-            silently lost).
+        AccountError: naming the file and the three counts that differ; the build fails (nothing
+            may be silently lost).
     """
     rejected = sum(1 for p in af.rejects["sentence_pos"] if p is not None)
     if af.n_sentences + rejected != af.n_sentences_expected:
         raise AccountError(f"ingest account of {path} does not hold: {af.n_sentences_expected} sentences in the "
                            f"file, {af.n_sentences} ingested + {rejected} rejected (a parser bug: report it "
                            "with the file)")
+    words_rejected = sum(af.rejects["n_words"])
+    if af.n_tokens + words_rejected != af.n_words_expected:
+        raise AccountError(f"ingest account of {path} does not hold: {af.n_words_expected} words in the file, "
+                           f"{af.n_tokens} ingested + {words_rejected} rejected (a parser bug: report it with "
+                           "the file)")
 
 
 def load(con: duckdb.DuckDBPyConnection, files: list[SourceFile], parsed: Iterable[ArrowFile], *,
@@ -307,19 +317,22 @@ def load(con: duckdb.DuckDBPyConnection, files: list[SourceFile], parsed: Iterab
 
     Returns:
         A summary dict: per project ``files``, ``counted`` (sentences in the files, by the plain
-        scan), ``sentences`` (ingested), ``tokens``, ``rejects`` (rows of ``ingest_rejects``).
+        scan), ``sentences`` (ingested), ``words_counted`` (words in the files, by the plain
+        scan), ``tokens`` (ingested), ``rejects`` (rows of ``ingest_rejects``), ``words_rejected``
+        (the words those rows take).
 
     Raises:
-        AccountError: a file's sentences counted differ from those ingested plus rejected
+        AccountError: a file's sentences or words counted differ from those ingested plus rejected
             (:func:`check_account`).
     """
     con.execute((DDL_DIR / "raw.sql").read_text())
     file_rows = {k: [] for k in (
         "file_id", "snapshot", "project", "treebank_source", "commit", "upstream", "license", "path", "format",
-        "sha256", "bytes", "n_sentences_expected", "n_sentences_ingested", "n_tokens_ingested", "root_attrs", "preamble")}
+        "sha256", "bytes", "n_sentences_expected", "n_sentences_ingested", "n_words_expected", "n_tokens_ingested",
+        "root_attrs", "preamble")}
     spilled: list[ArrowFile] = []
     first_uids: list[int] = []  # per file, the sentence_uid of its first sentence
-    rej = {k: [] for k in ("file_id", "path", "line", "sentence_pos", "upstream_sentence_id", "reason")}
+    rej = {k: [] for k in ("file_id", "path", "line", "sentence_pos", "upstream_sentence_id", "reason", "n_words")}
     own_folder = tempfile.TemporaryDirectory(prefix="sphragis-ingest-") if spill_to is None else None
     folder = Path(own_folder.name) if own_folder else spill_to
 
@@ -344,7 +357,8 @@ def load(con: duckdb.DuckDBPyConnection, files: list[SourceFile], parsed: Iterab
                          ("upstream", snap["upstream"]), ("license", snap["license"]), ("path", sf.path),
                          ("format", snap["format"]), ("sha256", pf.sha256), ("bytes", pf.bytes),
                          ("n_sentences_expected", pf.n_sentences_expected), ("n_sentences_ingested", pf.n_sentences),
-                         ("n_tokens_ingested", pf.n_tokens), ("root_attrs", pf.root_attrs),
+                         ("n_words_expected", pf.n_words_expected), ("n_tokens_ingested", pf.n_tokens),
+                         ("root_attrs", pf.root_attrs),
                          ("preamble", pf.preamble or None)):
                 file_rows[k].append(v)
             # sentence_uid: global and sequential in (file_id, sentence_pos) order.
@@ -355,7 +369,7 @@ def load(con: duckdb.DuckDBPyConnection, files: list[SourceFile], parsed: Iterab
             check_account(sf.path, pf)
             rej["file_id"].extend([file_id] * n_rej)
             rej["path"].extend([sf.path] * n_rej)
-            for k in ("line", "sentence_pos", "upstream_sentence_id", "reason"):
+            for k in ("line", "sentence_pos", "upstream_sentence_id", "reason", "n_words"):
                 rej[k].extend(pf.rejects[k])
         if n_parsed != len(files):
             raise ValueError(f"load: {len(files)} files but {n_parsed} parse results")
@@ -373,11 +387,12 @@ def load(con: duckdb.DuckDBPyConnection, files: list[SourceFile], parsed: Iterab
         ("file_id", pa.int32()), ("snapshot", pa.string()), ("project", pa.string()), ("treebank_source", pa.string()),
         ("commit", pa.string()), ("upstream", pa.string()), ("license", pa.string()), ("path", pa.string()),
         ("format", pa.string()), ("sha256", pa.string()), ("bytes", pa.int64()), ("n_sentences_expected", pa.int32()),
-        ("n_sentences_ingested", pa.int32()), ("n_tokens_ingested", pa.int32()), ("root_attrs", _MAP),
+        ("n_sentences_ingested", pa.int32()), ("n_words_expected", pa.int32()), ("n_tokens_ingested", pa.int32()),
+        ("root_attrs", _MAP),
         ("preamble", pa.list_(pa.string()))]))
     rejects_tbl = pa.Table.from_pydict(rej, schema=pa.schema([
         ("file_id", pa.int32()), ("path", pa.string()), ("line", pa.int32()), ("sentence_pos", pa.int32()),
-        ("upstream_sentence_id", pa.string()), ("reason", pa.string())]))
+        ("upstream_sentence_id", pa.string()), ("reason", pa.string()), ("n_words", pa.int32())]))
     insert("raw_files", files_tbl)
     insert("ingest_rejects", rejects_tbl)
     con.register("ingest_files_in", files_tbl)
@@ -385,5 +400,6 @@ def load(con: duckdb.DuckDBPyConnection, files: list[SourceFile], parsed: Iterab
     rows = con.execute(query("ingest_summary")).fetchall()
     con.unregister("ingest_files_in")
     con.unregister("ingest_rejects_in")
-    return {p: {"files": nf, "counted": int(nc), "sentences": int(ns), "tokens": int(nt), "rejects": int(nr)}
-            for p, nf, nc, ns, nt, nr in rows}
+    return {p: {"files": nf, "counted": int(nc), "sentences": int(ns), "words_counted": int(nwc), "tokens": int(nt),
+                "rejects": int(nr), "words_rejected": int(nwr)}
+            for p, nf, nc, ns, nwc, nt, nr, nwr in rows}

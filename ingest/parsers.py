@@ -16,7 +16,9 @@ Row shapes (lists are parallel, one entry per row):
 * tokens: ``sentence_pos``, ``token_pos`` (1-based), ``line``, ``id``, ``form``, ``lemma``, ``upos``,
   ``xpos``, ``feats``, ``head``, ``deprel``, ``deps``, ``misc`` (all verbatim strings or None),
   ``attrs`` (dict of XML attributes, verbatim, in document order; None for CoNLL-U).
-* rejects: ``line``, ``sentence_pos``, ``upstream_sentence_id``, ``reason``.
+* rejects: ``line``, ``sentence_pos``, ``upstream_sentence_id``, ``reason``, ``n_words`` (the words
+  of the file the reject accounts for: a rejected sentence's, 1 for a word outside any sentence, 0
+  for a problem of the whole file).
 
 For XML files the token columns are materialized lazily: the parser keeps the words' attribute
 names and values in flat lists (:class:`XmlWords`) and ``ParsedFile.tokens`` builds the lists above
@@ -40,7 +42,7 @@ TOKEN_COLUMNS = (
     "sentence_pos", "token_pos", "line", "id", "form", "lemma", "upos", "xpos", "feats",
     "head", "deprel", "deps", "misc", "attrs",
 )
-REJECT_COLUMNS = ("line", "sentence_pos", "upstream_sentence_id", "reason")
+REJECT_COLUMNS = ("line", "sentence_pos", "upstream_sentence_id", "reason", "n_words")
 
 #: Control characters (Unicode category Cc: C0, DEL, C1) never reach a published string: a
 #: sentence holding one in a token field or attribute is rejected (SPEC §2). Tab separates
@@ -115,6 +117,8 @@ class ParsedFile:
         n_sentences_expected: sentence count by a plain scan independent of the parser (XML
             ``sentence`` start tags outside comments and CDATA, any namespace prefix; CoNLL-U
             blank-line-separated blocks): ingested + rejected must equal it (checked by the loader).
+        n_words_expected: word count by the same kind of scan (XML ``word`` start tags; CoNLL-U
+            token rows): tokens ingested + the ``n_words`` of the rejects must equal it.
         root_attrs: XML root attributes, verbatim and in order (None for CoNLL-U).
         preamble: serialized XML children of the root other than sentences.
         tokens: token columns (property; for XML built from ``xml_words`` on first access).
@@ -125,6 +129,7 @@ class ParsedFile:
     sha256: str = ""
     bytes: int = 0
     n_sentences_expected: int = 0
+    n_words_expected: int = 0
     root_attrs: dict[str, str] | None = None
     preamble: list[str] = field(default_factory=list)
     sentences: dict[str, list] = field(default_factory=lambda: {c: [] for c in SENTENCE_COLUMNS})
@@ -148,9 +153,11 @@ class ParsedFile:
         """True once ``tokens`` was built (or set); until then ``xml_words`` is the only copy."""
         return self._tokens is not None
 
-    def reject(self, line: int | None, sentence_pos: int | None, sent_id: str | None, reason: str) -> None:
-        """Record one rejected sentence (or file-level problem) with the line it concerns."""
-        for k, v in zip(REJECT_COLUMNS, (line, sentence_pos, sent_id, reason)):
+    def reject(self, line: int | None, sentence_pos: int | None, sent_id: str | None, reason: str,
+               n_words: int = 0) -> None:
+        """Record one rejected sentence (or word outside any sentence, or file-level problem) with
+        the line it concerns and the number of the file's words it takes (module docstring)."""
+        for k, v in zip(REJECT_COLUMNS, (line, sentence_pos, sent_id, reason, n_words)):
             self.rejects[k].append(v)
 
     @property

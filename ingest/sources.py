@@ -11,6 +11,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from sphragis.files import require_regular
+
 
 #: An undecodable byte, as ``surrogateescape`` decoding (file contents, and POSIX file names in
 #: Python) leaves it in a string.
@@ -45,18 +47,19 @@ def discover(snapshot_roots: dict[str, Path], snapshots: Iterable[dict]) -> list
 
     Raises:
         FileNotFoundError: a snapshot folder is missing, or its globs match no file (names both).
+        sphragis.files.InputFileError: a name the globs match is neither a folder (skipped) nor a
+            regular file: a FIFO, a device, a socket, a link to nothing (SPEC §13: regular files only).
     """
     out: list[SourceFile] = []
     for snap in sorted(snapshots, key=lambda s: s["name"]):
         root = snapshot_roots.get(snap["name"])
         if root is None or not root.is_dir():
             raise FileNotFoundError(f"snapshot {snap['name']!r} is not unpacked at {root}; run `sphragis fetch`")
-        found: set[str] = set()
-        for pattern in snap["treebank_files"]:
-            for p in root.glob(pattern):
-                if p.is_file():
-                    found.add(p.relative_to(root).as_posix())
-        found = {f for f in found if not any(fnmatch.fnmatch(f, ex) for ex in snap.get("exclude", []))}
+        matched = {p.relative_to(root).as_posix() for pattern in snap["treebank_files"] for p in root.glob(pattern)
+                   if not p.is_dir()}
+        found = {f for f in matched if not any(fnmatch.fnmatch(f, ex) for ex in snap.get("exclude", []))}
+        for f in sorted(found):
+            require_regular(root / f)
         if not found:
             raise FileNotFoundError(f"snapshot {snap['name']!r}: no file under {root} matches {snap['treebank_files']}")
         out.extend(SourceFile(snap, root / f, escape_bad_bytes(f)) for f in sorted(found))

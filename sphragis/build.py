@@ -4,8 +4,9 @@ A build writes a new warehouse beside the old one (``<warehouse>.building-<pid>`
 into place only when every model and data test succeeded, so an interrupted or failed build
 leaves the previous warehouse untouched. A lock file (``<warehouse>.lock``) makes a second
 concurrent build fail fast with the holder's pid and command. A build killed outright (SIGKILL,
-power loss) cannot clean up: the next build, once it holds the lock, deletes the stale
-``<warehouse>.building-*`` files (:func:`remove_stale_builds`).
+power loss) cannot clean up: the next build deletes the ``<warehouse>.building-<pid>*`` files
+whose process is gone (:func:`remove_stale_builds`, which the export and the treebank use for
+their ``<out>.building-<pid>`` folders too).
 
 The manifest file records every table's row hash and the stamp of the warehouse file it describes
 (:func:`record_contents`, :func:`warehouse_stamp`); it is written before the swap and renamed
@@ -23,6 +24,7 @@ import fcntl
 import glob
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -81,14 +83,23 @@ def build_lock(target: Path):
         fh.close()
 
 
-def remove_stale_builds(target: Path) -> list[Path]:
-    """Delete ``<target>.building-*`` files (and their WALs) left by builds that were killed.
+#: The process id in the name of a run's work file or folder: ``<target>.building-<pid>`` and
+#: what hangs off it (``.wal``, ``.manifest.json``, DuckDB's ``.tmp/``, the ingest's ``.ingest-*/``).
+_BUILDING_PID = re.compile(r"\.building-(\d+)(?:\.|$)")
 
-    Call only while holding :func:`build_lock`: no other build can be writing them then, so any
-    such file is the remains of an interrupted build (SPEC §13). Returns the paths removed.
+
+def remove_stale_builds(target: Path) -> list[Path]:
+    """Delete what killed runs of a step left beside its output ``target`` (SPEC §13): the files and
+    folders ``<target>.building-<pid>*`` whose process no longer runs (gone, or a zombie). A
+    running one's are left alone, so a run may call this before it takes the lock (an export
+    or treebank export that finds its output up to date still cleans up after a killed one).
+    Used for the warehouse (builds), the export and the training treebank. Returns the paths removed.
     """
     removed = []
     for stale in target.parent.glob(glob.escape(target.name) + ".building-*"):
+        m = _BUILDING_PID.match(stale.name, len(target.name))
+        if m is None or _running(int(m[1])):
+            continue
         try:
             if stale.is_dir():
                 shutil.rmtree(stale)
@@ -100,19 +111,31 @@ def remove_stale_builds(target: Path) -> list[Path]:
     return removed
 
 
+def _running(pid: int) -> bool:
+    """True if process ``pid`` runs (psutil; a zombie has ended, another user's counts as running)."""
+    import psutil
+
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+    except psutil.AccessDenied:
+        return True
+
+
 def snapshot_roots(settings: config.Settings) -> dict[str, Path]:
     """Snapshot name → unpacked folder (``<SPHRAGIS_DATA>/<name>``)."""
     return {s["name"]: settings.data / s["name"] for s in config.snapshots()}
 
 
 def ingest_into(con: duckdb.DuckDBPyConnection, settings: config.Settings, out: Console, summary: BuildSummary,
-                *, workers: int | None = None) -> None:
-    """Discover, parse (in parallel) and load every treebank file into the raw tables."""
+                *, workers: int | None = None, files: list | None = None) -> None:
+    """Parse (in parallel) and load ``files`` (:class:`sphragis.ingest.sources.SourceFile`; default:
+    every treebank file discovered now) into the raw tables."""
     from .ingest import load as ingest_load
-    from .ingest import sources as ingest_sources
 
     t0 = time.perf_counter()
-    files = ingest_sources.discover(snapshot_roots(settings), config.snapshots())
+    files = _discover(settings) if files is None else files
     parsed_at: list[float] = []
 
     def stream(it):
@@ -285,7 +308,8 @@ def build(settings: config.Settings | None = None, *, reingest: bool = True, wor
         if changed is not None:  # the file's stamp changed: every table was checked
             summary.timings["check warehouse"] = time.perf_counter() - t0
         try:
-            fp, do_ingest = _check_sources(settings, prev, reingest=reingest, full=full, summary=summary, step=step)
+            fp, do_ingest, files = _check_sources(settings, prev, reingest=reingest, full=full, summary=summary,
+                                                  step=step)
             do_ingest = do_ingest or _raw_changed(changed, reingest=reingest, target=target)
             if not do_ingest and not full:
                 step("plan")
@@ -308,7 +332,8 @@ def build(settings: config.Settings | None = None, *, reingest: bool = True, wor
             try:
                 if do_ingest:
                     step("ingest")
-                    ingest_into(con, settings, out, summary, workers=workers)
+                    ingest_into(con, settings, out, summary, workers=workers, files=files)
+                    fp = _parsed_fingerprint(con, settings, files)
                 step("models")
                 pins.load_missing_files(con, settings)  # source table of mart_seed_reconciliation
                 options = runner.Options(variables=_variables(settings), select=select, full=full,
@@ -365,14 +390,15 @@ def _raw_changed(changed: dict | None, *, reingest: bool, target: Path) -> bool:
 
 
 def _check_sources(settings: config.Settings, prev: dict, *, reingest: bool, full: bool, summary: BuildSummary,
-                   step: Callable[[str], None]) -> tuple[str | None, bool]:
-    """(fingerprint of the raw layer, whether to re-ingest) against the current warehouse's manifest
-    ``prev``; ``reingest=False`` takes the raw layer of the warehouse as it is."""
+                   step: Callable[[str], None]) -> tuple[str | None, bool, list | None]:
+    """(fingerprint of the raw layer, whether to re-ingest, the treebank files checked) against the
+    current warehouse's manifest ``prev``; ``reingest=False`` takes the raw layer of the warehouse
+    as it is (no files checked: None)."""
     prev_sources = {k: v.get("fingerprint") for k, v in prev.get("sources", {}).items() if v.get("fingerprint")}
     if not reingest:
         if not settings.warehouse.exists():
             raise FileNotFoundError(f"no warehouse at {settings.warehouse} to rebuild from; run a full build first")
-        return prev_sources.get("raw.raw_tokens"), False
+        return prev_sources.get("raw.raw_tokens"), False, None
     step("check sources")
     t0 = time.perf_counter()
     # --full hashes every source file again; otherwise unchanged files keep their cached sha256
@@ -382,7 +408,24 @@ def _check_sources(settings: config.Settings, prev: dict, *, reingest: bool, ful
     summary.unverified = fetch.verify_sources(snapshot_roots(settings), files, digests)
     fp = ingest_fingerprint(files, digests=digests)
     summary.timings["check sources"] = time.perf_counter() - t0
-    return fp, full or prev_sources.get("raw.raw_tokens") != fp
+    return fp, full or prev_sources.get("raw.raw_tokens") != fp, files
+
+
+def _parsed_fingerprint(con: duckdb.DuckDBPyConnection, settings: config.Settings, files: list) -> str:
+    """The raw layer's fingerprint from the bytes the ingest parsed (``raw_files.sha256``), which
+    must be the fetched ones (SPEC §1, §13): a file changed between the check of the sources and
+    its parse is caught here, before the warehouse is swapped in, and the state the build records
+    is that of what it read, so a later restore of the file is seen as a change.
+
+    Raises:
+        fetch.SourcesChanged: a file of a fetched snapshot was parsed with other bytes than the
+            pinned ones (names it, and the way out).
+    """
+    parsed = dict(zip((str(f.abspath) for f in files),
+                      (sha for (sha,) in con.execute("select sha256 from raw_files order by file_id").fetchall()),
+                      strict=True))
+    fetch.verify_sources(snapshot_roots(settings), files, parsed, when="while the build read it")
+    return ingest_fingerprint(files, digests=parsed)
 
 
 def _mark_up_to_date(summary: BuildSummary, plan: runner.Plan, prev: dict, prev_ingest: dict) -> None:
@@ -409,8 +452,8 @@ def dry_run(settings: config.Settings | None = None, *, reingest: bool = True, s
     settings = through_links(settings or config.settings())
     summary = BuildSummary()
     prev, _ingest, summary.changed_outside = _previous_state_checked(settings.warehouse, full=full, heal=False)
-    fp, do_ingest = _check_sources(settings, prev, reingest=reingest, full=full, summary=summary,
-                                   step=lambda _name: None)
+    fp, do_ingest, _files = _check_sources(settings, prev, reingest=reingest, full=full, summary=summary,
+                                           step=lambda _name: None)
     do_ingest = do_ingest or _raw_changed(summary.changed_outside, reingest=reingest, target=settings.warehouse)
     summary.ingest_reused = not do_ingest
     if not do_ingest and not full:

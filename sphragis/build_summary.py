@@ -77,10 +77,12 @@ def print_summary(summary: BuildSummary, out: Console | None = None) -> None:
     """Print rows in (per project), rows out (per mart) and step timings."""
     out = out or console()
     _print_changed_outside(summary, out)
-    # per file, sentences in the file = ingested + rejected (checked by the ingest, SPEC §13);
-    # "in files" is absent from the summaries of warehouses built before it was recorded
-    cols = {"files": "files", "counted": "sentences in files", "sentences": "ingested", "tokens": "tokens",
-            "rejects": "rejects"}
+    # per file, sentences in the file = ingested + rejected, and words in the file = tokens + words
+    # rejected (checked by the ingest, SPEC §13); the counts "in files" and the words rejected are
+    # absent from the summaries of warehouses built before they were recorded
+    cols = {"files": "files", "counted": "sentences in files", "sentences": "ingested",
+            "words_counted": "words in files", "tokens": "tokens", "rejects": "rejects",
+            "words_rejected": "words rejected"}
     tot = {k: sum(v.get(k, 0) for v in summary.ingest.values()) for k in cols}
     if summary.ingest and summary.up_to_date:  # nothing was built: what the raw layer holds, in one line
         out.print(f"raw layer (reused): {len(summary.ingest)} projects, {tot['files']:,} files, "

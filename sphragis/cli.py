@@ -17,7 +17,8 @@ Subcommands (``sphragis <cmd> --help`` explains each):
 Errors in the input or the build are printed as one clear message (file and line where known)
 with exit status 1, never as a bare traceback (:func:`error_message`: a full disk, a read-only
 folder, a truncated warehouse, a missing extra each say what to do); Ctrl-C prints one line and
-exits with status 130.
+exits with status 130 (:mod:`sphragis.interrupts`; the console script, :mod:`sphragis.entry`,
+covers the imports before :func:`main` and the interpreter's exit after it).
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ import time
 from collections.abc import Sequence
 
 from . import config
+from .interrupts import interrupted as _interrupted
+from .interrupts import take_interrupts
 
 
 def _cmd_fetch(args: argparse.Namespace) -> int:
@@ -170,13 +173,16 @@ def _version() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``sphragis`` console script; returns the exit status."""
-    from .hugepages import disable_transparent_huge_pages
-
-    disable_transparent_huge_pages()  # every subcommand's DuckDB work runs faster without them
-    _load_extensions()
-    args = build_parser().parse_args(argv)
+    """The ``sphragis`` command line (run by the console script, :func:`sphragis.entry.main`);
+    returns the exit status."""
+    args = None
     try:
+        take_interrupts()  # from here on Ctrl-C is a KeyboardInterrupt (a build's clean-up runs), reported below
+        from .hugepages import disable_transparent_huge_pages
+
+        disable_transparent_huge_pages()  # every subcommand's DuckDB work runs faster without them
+        _load_extensions()
+        args = build_parser().parse_args(argv)
         return args.func(args)
     except KeyboardInterrupt:
         return _interrupted()
@@ -188,13 +194,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         message = error_message(exc)
         if message is None:
             raise
-        print(f"sphragis {args.command}: error: {message}", file=sys.stderr)
+        print(f"sphragis {args.command}: error: {message}" if args else f"sphragis: error: {message}", file=sys.stderr)
         return 1
-
-
-def _interrupted() -> int:
-    print("sphragis: interrupted; previous outputs are untouched", file=sys.stderr)
-    return 130
 
 
 def error_message(exc: BaseException) -> str | None:

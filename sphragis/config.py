@@ -72,6 +72,11 @@ SPLIT_SEED = 776
 #: trees to this depth (build variable ``max_tree_depth``); both read this one value.
 MAX_TREE_DEPTH = 1000
 
+#: Largest treebank file an ingest reads (bytes; SPEC §13: bounded input). A file is parsed whole in
+#: one worker's memory; the largest pinned file is 3.8 MB, so this is a bound on accidents (a
+#: link to a disk image, a runaway generator), named in the error, not a limit on any treebank.
+MAX_SOURCE_BYTES = 256 << 20
+
 #: Build variables of the training treebank models (int_training_candidates,
 #: mart_training_treebank_exclusions, mart_training_treebank; issue 18, seed 001 "Leakage
 #: controls"): the defaults the build uses and `sphragis export-treebank` starts from.

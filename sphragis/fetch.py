@@ -54,7 +54,7 @@ from sphragis.fetch_transport import (
     sha256_file,
     unpack,
 )
-from sphragis.files import replace_dir
+from sphragis.files import read_json_record, replace_dir
 
 #: Marker file written inside every unpacked snapshot (``<data>/<name>/.sphragis-snapshot.json``).
 MARKER_NAME = ".sphragis-snapshot.json"
@@ -134,11 +134,7 @@ def read_marker(target: Path) -> dict[str, Any] | None:
     Keys: version (2), name, source ("mirror"/"git"), upstream, commit, archive, sha256 (pinned),
     included_prefixes, files, file_sha256 (path relative to ``target`` → sha256 of every file
     unpacked)."""
-    try:
-        marker = json.loads((target / MARKER_NAME).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return marker if isinstance(marker, dict) else None
+    return read_json_record(target / MARKER_NAME)
 
 
 def fetch_all(settings: config.Settings | None = None, *, progress: bool = True,
@@ -311,14 +307,18 @@ def _write_marker(root: Path, pin: Mapping[str, Any], source: str, files: int) -
     (root / MARKER_NAME).write_text(json.dumps(marker, indent=2) + "\n", encoding="utf-8")
 
 
-def verify_sources(roots: Mapping[str, Path], files: Iterable[Any], digests: Mapping[str, str]) -> list[str]:
+def verify_sources(roots: Mapping[str, Path], files: Iterable[Any], digests: Mapping[str, str], *,
+                   when: str = "since fetch") -> list[str]:
     """Check the files a build reads against the record fetch made of each snapshot (SPEC §1, §13).
 
     Args:
         roots: snapshot name → unpacked folder.
         files: the treebank files the build reads (:class:`sphragis.ingest.sources.SourceFile`).
         digests: ``str(abspath)`` → sha256 of each of ``files`` as it is now (the build's
-            :func:`sphragis.build.source_digests`: hashed only when size, mtime... changed).
+            :func:`sphragis.build.source_digests`: hashed only when size, mtime... changed), or
+            of the bytes the ingest parsed (``raw_files.sha256``).
+        when: how a file whose sha256 differs changed, for the message ("since fetch"; "while
+            the build read it" for the bytes parsed).
 
     Returns:
         The names of the snapshots without a marker (laid out by hand, not by fetch): not verified.
@@ -354,7 +354,7 @@ def verify_sources(roots: Mapping[str, Path], files: Iterable[Any], digests: Map
                 problems.append(f"{f.abspath}: not in the pinned snapshot {name} (appeared after fetch); "
                                 f"remove it or {way_out}")
             elif digests[str(f.abspath)] != record[rel]:
-                problems.append(f"{f.abspath}: changed since fetch (sha256 {digests[str(f.abspath)][:12]}…, pinned "
+                problems.append(f"{f.abspath}: changed {when} (sha256 {digests[str(f.abspath)][:12]}…, pinned "
                                 f"{record[rel][:12]}…); {way_out} to restore the pinned file")
         snap = snap_files[0].snapshot
         for rel in sorted(set(record) - seen):

@@ -4,6 +4,10 @@ Every JSON file the project writes has one shape: UTF-8, ``ensure_ascii=False``,
 a trailing newline, and keys either in insertion order or sorted (``sort_keys``); writing goes
 through a temporary file beside the target that is renamed into place, so a failure leaves any
 previous file untouched (SPEC §13: outputs are replaced only when complete).
+
+Reading is bounded (SPEC §13): :func:`read_regular` reads only a regular file, up to a size
+limit, without ever waiting on a FIFO; :func:`read_json_record` reads a JSON record the project
+wrote (a cache, a marker, a manifest), or tells that it cannot be used.
 """
 
 from __future__ import annotations
@@ -11,11 +15,84 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 from pathlib import Path
 from typing import Any
 
-__all__ = ["OUTPUT_MARKER", "OutputRefused", "check_output_file", "claim_output_dir", "exchange", "json_text",
-           "mark_output_dir", "open_output_dir", "replace_dir", "restore_dir", "write_json", "write_text_atomic"]
+__all__ = ["OUTPUT_MARKER", "InputFileError", "OutputRefused", "check_output_file", "claim_output_dir", "exchange",
+           "json_text", "mark_output_dir", "open_output_dir", "read_json_record", "read_regular", "replace_dir",
+           "require_regular", "restore_dir", "write_json", "write_text_atomic"]
+
+
+class InputFileError(ValueError):
+    """A file the program will not read: not a regular file, or over its size limit (the message
+    names the file, what it is, and the limit)."""
+
+
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def read_regular(path: str | os.PathLike, limit: int) -> bytes:
+    """The bytes of ``path``, a regular file (or a link to one) of at most ``limit`` bytes.
+
+    The file is opened without blocking (opening a FIFO for reading would wait for a writer
+    forever) and checked once open (``fstat``), so a file swapped for something else after an
+    earlier check is caught too; at most ``limit + 1`` bytes are read (a file growing meanwhile).
+
+    Raises:
+        InputFileError: ``path`` is a folder, FIFO, device (``/dev/zero``...) or socket, or holds
+            more than ``limit`` bytes; the message names it, what it is, and the limit.
+        OSError: it cannot be opened (missing, no permission).
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        st = os.fstat(fd)
+        _require_regular(path, st.st_mode)
+    except (OSError, InputFileError):
+        os.close(fd)
+        raise
+    with os.fdopen(fd, "rb") as fh:
+        data = fh.read(limit + 1) if st.st_size <= limit else b""
+    if st.st_size > limit or len(data) > limit:
+        size = max(st.st_size, len(data))
+        raise InputFileError(f"{os.fspath(path)}: {size:,} bytes, over the limit of {limit:,} bytes for such a file")
+    return data
+
+
+def require_regular(path: str | os.PathLike) -> None:
+    """Raise :class:`InputFileError` unless ``path`` is a regular file (or a link to one): a FIFO,
+    a device, a socket or a link to nothing is named so (a folder too)."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise InputFileError(f"{os.fspath(path)}: a link to a missing file, not a regular file; only regular "
+                             "files are read") from None
+    _require_regular(path, mode)
+
+
+def _require_regular(path: str | os.PathLike, mode: int) -> None:
+    if not stat.S_ISREG(mode):
+        kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+        raise InputFileError(f"{os.fspath(path)}: {kind}, not a regular file; only regular files are read")
+
+
+#: Largest JSON record :func:`read_json_record` reads (bytes): the project's records (source
+#: caches, fetch markers, manifests) are a few MB at most.
+JSON_RECORD_LIMIT = 256 << 20
+
+
+def read_json_record(path: str | os.PathLike) -> dict | None:
+    """The JSON object in ``path``, a record the project wrote (a cache, a marker, a manifest), or
+    None when it cannot be used: absent, not a regular file, over :data:`JSON_RECORD_LIMIT` bytes,
+    not UTF-8 JSON, nested beyond the JSON decoder's recursion limit, or not an object. A caller
+    treats None as no record (a cache is rebuilt, a marker is missing); it checks the shape of
+    the object's values itself."""
+    try:
+        doc = json.loads(read_regular(path, JSON_RECORD_LIMIT).decode("utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    return doc if isinstance(doc, dict) else None
 
 
 def json_text(doc: Any, *, sort_keys: bool = False) -> str:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import json
 import os
 import pkgutil
 import re
@@ -18,7 +17,7 @@ from pathlib import Path
 import duckdb
 
 from . import config, pins, state
-from .files import write_json
+from .files import read_json_record, read_regular, write_json
 
 
 def sources_cache_path(warehouse: Path) -> Path:
@@ -42,17 +41,14 @@ def source_digests(files, cache: Path | None = None, *, trust_cache: bool = True
             every write and cannot be restored by ``touch``, ``cp -p``, ``tar`` or ``rsync``, and a
             file modified less than :data:`RACY_SECONDS` before it was hashed is never cached. The
             cache is rewritten only when an entry changed. Saves the 0.3-0.4 s of hashing 224 MB of
-            sources on every build.
+            sources on every build. A cache that cannot be used (not a regular file, not JSON, not
+            an object; :func:`sphragis.files.read_json_record`) is no cache, and an entry of the
+            wrong shape is no entry: those files are hashed again.
         trust_cache: False hashes every file (``--full``) and still refreshes ``cache``.
     """
     from .ingest.sources import escape_bad_bytes
 
-    known: dict = {}
-    if cache is not None:
-        try:
-            known = json.loads(cache.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            known = {}
+    known = (read_json_record(cache) or {}) if cache is not None else {}
     fresh: dict = {}
     digests: dict[str, str] = {}
     racy_before = time.time_ns() - RACY_SECONDS * 1_000_000_000
@@ -61,17 +57,21 @@ def source_digests(files, cache: Path | None = None, *, trust_cache: bool = True
         st = os.stat(f.abspath)
         stamp = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev]
         entry = known.get(key)
-        if trust_cache and isinstance(entry, list) and entry[:-1] == stamp:
+        if trust_cache and isinstance(entry, list) and entry[:-1] == stamp and _is_sha256(entry[-1]):
             digest = entry[-1]
-        else:
-            with open(f.abspath, "rb") as fh:
-                digest = hashlib.file_digest(fh, "sha256").hexdigest()
+        else:  # the bytes an ingest would read (regular files only, bounded)
+            digest = hashlib.sha256(read_regular(f.abspath, config.MAX_SOURCE_BYTES)).hexdigest()
         if max(st.st_mtime_ns, st.st_ctime_ns) < racy_before:
             fresh[key] = [*stamp, digest]
         digests[str(f.abspath)] = digest
     if cache is not None and fresh != known:
         write_json(cache, fresh, sort_keys=True)
     return digests
+
+
+def _is_sha256(value) -> bool:
+    """True for a sha256 as the cache records it: 64 lowercase hex digits."""
+    return isinstance(value, str) and len(value) == 64 and not value.strip("0123456789abcdef")
 
 
 #: The ingest package: its modules, and every module of ``sphragis`` they import, are the ingest's code.
@@ -97,14 +97,16 @@ def ingest_reads() -> dict:
     ``modules``, the import closure (:func:`sphragis.state.module_closure`) of every module of the
     ingest package; ``files``, the raw tables' DDL ``sql/ddl/raw.sql``, the named queries that code
     runs and the pin list; ``variables``, the depth limit ``config.MAX_TREE_DEPTH`` (the parser's
-    rejection limit); ``libraries``, the versions of the libraries that code imports (lxml, pyarrow, …)."""
+    rejection limit) and the size limit ``config.MAX_SOURCE_BYTES``; ``libraries``, the versions of
+    the libraries that code imports (lxml, pyarrow, …)."""
     spec = importlib.util.find_spec(INGEST_PACKAGE)
     roots = (INGEST_PACKAGE,
              *(f"{INGEST_PACKAGE}.{m.name}" for m in pkgutil.iter_modules(spec.submodule_search_locations)))
     modules = state.module_closure(roots)
     files = [config.SQL_DIR / "ddl" / "raw.sql", *_queries_called(modules), config.SOURCES_FILE]
     return {"modules": modules, "files": [str(f) for f in files], "tables": [],
-            "variables": {"max_tree_depth": config.MAX_TREE_DEPTH}, "libraries": state.libraries_of(roots)}
+            "variables": {"max_tree_depth": config.MAX_TREE_DEPTH, "max_source_bytes": config.MAX_SOURCE_BYTES},
+            "libraries": state.libraries_of(roots)}
 
 
 def ingest_fingerprint(files, cache: Path | None = None, *, trust_cache: bool = True,

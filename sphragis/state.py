@@ -39,7 +39,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .files import write_json
+from .files import read_json_record, write_json
 
 if TYPE_CHECKING:  # imported where used: sphragis.config imports this module
     import duckdb
@@ -405,11 +405,7 @@ class Store:
 
     def load(self) -> dict[str, Any]:
         """The saved document, or {} when there is none or it cannot be read."""
-        try:
-            doc = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
-        return doc if isinstance(doc, dict) else {}
+        return read_json_record(self.path) or {}
 
     def save(self, doc: dict[str, Any]) -> Path:
         """Write ``doc`` atomically (temporary file, then rename)."""

@@ -12,7 +12,7 @@ from pathlib import Path
 import duckdb
 
 from . import runner
-from .files import write_json
+from .files import read_json_record, write_json
 
 
 def manifest_path(warehouse: Path) -> Path:
@@ -77,10 +77,7 @@ def changed_tables(target: Path, manifest: dict, *, heal: bool = True) -> dict[s
     if not target.exists() or not manifest:
         return None
     mpath = manifest_path(target)
-    try:
-        recorded = json.loads(mpath.read_text(encoding="utf-8")).get("warehouse_stamp")
-    except (OSError, ValueError):
-        recorded = None
+    recorded = (read_json_record(mpath) or {}).get("warehouse_stamp")
     stamp = warehouse_stamp(target)
     if recorded == stamp:
         return None

@@ -6,6 +6,7 @@ loader pool (:mod:`export.writer`).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import threading
@@ -27,8 +28,10 @@ def exit_with_parent(parent: int) -> None:
             ``initargs``).
     """
     # Ctrl-C reaches every process of the terminal's process group: the parent stops the build and
-    # reports it once; a worker ignores it (no KeyboardInterrupt traceback of its own; issue #27)
+    # reports it once; a worker ignores it (no KeyboardInterrupt traceback of its own; issue #27).
+    # It was forked with SIGINT blocked (sigint_held): one pending since is dropped here.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -36,3 +39,22 @@ def exit_with_parent(parent: int) -> None:
         os._exit(1)
 
     threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+
+
+@contextlib.contextmanager
+def sigint_held():
+    """Block SIGINT in the calling (main) thread while a process pool forks its workers.
+
+    A forked worker inherits the parent's handler until :func:`exit_with_parent` ignores SIGINT; a
+    Ctrl-C in between would end that worker in a traceback. Forked with SIGINT blocked, the worker
+    ignores it before unblocking it, and a Ctrl-C meanwhile reaches the parent when the block ends.
+    Does nothing outside the main thread (signals are the main thread's).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)

@@ -382,6 +382,36 @@ def test_killed_export_leaves_previous_export_untouched(previous_export, tmp_pat
     assert {k: v for k, v in before.items() if k != "previous-export-marker"}.keys() <= after.keys()
 
 
+def test_a_killed_export_s_folder_is_removed_by_the_next_export_even_an_up_to_date_one(previous_export, tmp_path):
+    """An export killed before its swap leaves ``<out>.building-<pid>``; the next export has nothing
+    to do (the killed one changed nothing) and still removes it, but never a running export's."""
+    from sphragis.export import writer
+
+    settings, _before = previous_export
+    writer.export(settings)
+    marker = tmp_path / "held"
+    script = EXPORT_HOLD_SCRIPT.replace('cli.main(["export"])', 'cli.main(["export", "--full"])')
+    proc = subprocess.Popen([sys.executable, "-c", script, str(marker), "120"], env=settings_env(settings),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    wait_for_marker(proc, marker, "the metadata")
+    kill(proc)
+    left = settings.out.with_name(f"sphragis.building-{proc.pid}")
+    assert left.is_dir() and any(left.rglob("*.parquet"))
+    running = settings.out.with_name(f"sphragis.building-{os.getpid()}")  # as if this process exported now
+    running.mkdir()
+    report = writer.export(settings)
+    assert report["reuse"]["up_to_date"]
+    assert not left.exists() and running.is_dir()
+
+
+def test_stale_files_of_a_running_build_are_kept(tmp_path):
+    target = tmp_path / "warehouse.duckdb"
+    mine = [tmp_path / f"warehouse.duckdb.building-{os.getpid()}", tmp_path / f"warehouse.duckdb.building-{os.getpid()}.wal"]
+    for p in mine:
+        p.write_bytes(b"being written")
+    assert build.remove_stale_builds(target) == [] and all(p.exists() for p in mine)
+
+
 def test_concurrent_export_fails_fast_naming_the_lock_holder(previous_export):
     """A second export into the same directory while one holds the lock fails at once."""
     from sphragis import build

@@ -218,8 +218,9 @@ def test_document_key_rules(project):
     con.execute((config.DDL_DIR / "raw.sql").read_text(encoding="utf-8"))
     for uid, (proj, path, sid, doc, comments) in enumerate(RAW, start=1):
         con.execute("insert into raw_files (file_id, snapshot, project, treebank_source, commit, upstream, license, "
-                    "path, format, sha256, bytes, n_sentences_expected, n_sentences_ingested, n_tokens_ingested) "
-                    "values (?, 's', ?, 't', 'c', 'u', 'l', ?, 'f', 'h', 0, 1, 1, 0)", [uid, proj, path])
+                    "path, format, sha256, bytes, n_sentences_expected, n_sentences_ingested, n_words_expected, "
+                    "n_tokens_ingested) values (?, 's', ?, 't', 'c', 'u', 'l', ?, 'f', 'h', 0, 1, 1, 0, 0)",
+                    [uid, proj, path])
         con.execute("insert into raw_sentences (sentence_uid, file_id, sentence_pos, line, upstream_sentence_id, "
                     "document_id, comments, n_tokens) values (?, ?, 1, 1, ?, ?, ?, 0)", [uid, uid, sid, doc, comments])
     for name in sorted(n for n in project.models if n.startswith("stg_") and n.endswith("__sentences")):

@@ -169,7 +169,7 @@ def test_truncated_xml_rejects_named_with_lines_and_keeps_sentence_1(hostile):
     assert len(got) == 2
     (err_line, err_pos, err), (line2, pos2, why2) = got
     assert err_pos is None and err_line == last_line and err.startswith(f"XML syntax error at line {last_line}: ")
-    assert (line2, pos2) == (sentence_line, 2) and "file is malformed" in why2
+    assert (line2, pos2) == (sentence_line, 2) and why2.startswith(f"sentence not parsed: XML syntax error at line {last_line}: ")
     # sentence 1 is whole and identical to the same sentence of the intact file
     assert _sentences(con, TRUNCATED_PATH) == _sentences(con, "xml versions/Lysias 1 bu1.xml")[:1]
     tokens = """select t.token_pos, t.form, t.lemma, t.xpos, t.head, t.deprel, t.attrs from raw_tokens t
@@ -183,7 +183,7 @@ def test_xml_syntax_error_mid_file_names_the_line(hostile):
     bad_line, sentence_line = hostile["bad"]
     got = _rejects(con, BAD_ENTITY_PATH)
     assert got[0][0] == bad_line and got[0][2].startswith(f"XML syntax error at line {bad_line}: ")
-    assert got[1:] == [(sentence_line, 2, f"sentence not parsed: file is malformed (XML syntax error at line {bad_line})")]
+    assert got[1:] == [(sentence_line, 2, f"sentence not parsed: XML syntax error at line {bad_line}: EntityRef: expecting ';'")]
     assert [r[0] for r in _sentences(con, BAD_ENTITY_PATH)] == [1]
 
 

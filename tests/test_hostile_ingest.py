@@ -353,7 +353,7 @@ def test_undefined_entity_is_reported_at_its_own_line(hostile):
     path = "public/xml/zz-entity.xml"
     assert _rejects(con, path) == [
         (path, line, None, f"XML syntax error at line {line}: Entity 'foo' not defined"),
-        (path, s2_line, 2, f"sentence not parsed: file is malformed (XML syntax error at line {line})")]
+        (path, s2_line, 2, f"sentence not parsed: XML syntax error at line {line}: Entity 'foo' not defined")]
 
 
 def test_empty_xml_file_is_rejected_at_line_1(hostile):
@@ -369,7 +369,7 @@ def test_namespace_prefixed_file_cut_in_sentence_2_rejects_sentence_2(hostile):
     got = _rejects(con, path)
     assert [r[1:3] for r in got] == [(last, None), (s2_line, 2)]
     assert got[0][3].startswith(f"XML syntax error at line {last}: ")
-    assert got[1][3] == f"sentence not parsed: file is malformed (XML syntax error at line {last})"
+    assert got[1][3].startswith(f"sentence not parsed: XML syntax error at line {last}: ")
     assert _account(con, path) == (2, 1)
     _same_sentences(con, path, "xml versions/Lysias 1 bu1.xml", [1])
 
@@ -398,26 +398,41 @@ def test_every_file_accounts_for_its_sentences_and_the_summary_shows_totals(host
     assert all(expected == ingested + rejected for _, expected, ingested, rejected in rows)
     ud = hostile["summary"].ingest["ud_perseus"]
     assert (ud["files"], ud["counted"], ud["sentences"]) == (9, 27, 21)
+    out = printed_summary(hostile["summary"])
+    assert re.search(r"ud_perseus\W+9\W+27\W+21\W", out), out
+
+
+def printed_summary(summary: build.BuildSummary) -> str:
+    """What :func:`sphragis.build.print_summary` prints for ``summary`` (200 columns)."""
     out = io.StringIO()
-    build.print_summary(hostile["summary"], build.Console(file=out, width=200))
-    assert re.search(r"ud_perseus\W+9\W+27\W+21\W", out.getvalue()), out.getvalue()
+    build.print_summary(summary, build.Console(file=out, width=200))
+    return out.getvalue()
+
+
+def lose_in_parse(monkeypatch, fmt: str, name: str, lose) -> None:
+    """Make the ``fmt`` parser call ``lose(parsed_file)`` on the file named ``name``: a parser bug."""
+    parse = load.PARSERS[fmt]
+
+    def lossy(path: Path) -> parsers.ParsedFile:
+        pf = parse(path)
+        if path.name == name:
+            lose(pf)
+        return pf
+
+    monkeypatch.setitem(load.PARSERS, fmt, lossy)
 
 
 def test_a_sentence_lost_by_the_parser_fails_the_build_naming_the_file(tmp_path, monkeypatch):
     """A parser bug that drops a sentence is caught by the per-file account."""
     settings = tiny_settings(tmp_path)
-    parse = load.PARSERS["conllu"]
 
-    def lossy(path: Path) -> parsers.ParsedFile:
-        pf = parse(path)
-        if path.name == "grc_perseus-ud-test.conllu":
-            for col in pf.sentences.values():
-                del col[1]
-            keep = [i for i, p in enumerate(pf.tokens["sentence_pos"]) if p != 2]
-            pf.tokens = {c: [v[i] for i in keep] for c, v in pf.tokens.items()}
-        return pf
+    def lose_sentence_2(pf: parsers.ParsedFile) -> None:
+        for col in pf.sentences.values():
+            del col[1]
+        keep = [i for i, p in enumerate(pf.tokens["sentence_pos"]) if p != 2]
+        pf.tokens = {c: [v[i] for i in keep] for c, v in pf.tokens.items()}
 
-    monkeypatch.setitem(load.PARSERS, "conllu", lossy)
+    lose_in_parse(monkeypatch, "conllu", "grc_perseus-ud-test.conllu", lose_sentence_2)
     with pytest.raises(load.AccountError, match=re.escape(
             "ingest account of grc_perseus-ud-test.conllu does not hold: 3 sentences in the file, 2 ingested "
             "+ 0 rejected")):
@@ -560,3 +575,150 @@ def test_a_second_fetch_fails_fast_while_one_holds_the_lock(tmp_path):
     finally:
         os.close(fd)
     assert list(settings.data.iterdir()) == []
+
+
+# ---- what was parsed is what was verified
+
+
+def _tampered(path: Path) -> tuple[bytes, bytes]:
+    """(the pinned bytes of the UD Perseus cut at ``path``, the same with its first form changed)."""
+    pinned = path.read_bytes()
+    return pinned, pinned.replace("\tζῶσι\t".encode(), "\tζῶσαι\t".encode(), 1)
+
+
+def _forms(settings: config.Settings, path: str) -> tuple[str, list[str]]:
+    """(raw_files.sha256, the first three forms) of ``path`` in the warehouse."""
+    con = duckdb.connect(str(settings.warehouse), read_only=True)
+    try:
+        sha = con.execute("select sha256 from raw_files where path = ?", [path]).fetchone()[0]
+        forms = [r[0] for r in con.execute("""select t.form from raw_tokens t join raw_sentences s using (sentence_uid)
+                 join raw_files f using (file_id) where f.path = ? order by s.sentence_pos, t.token_pos limit 3""",
+                                            [path]).fetchall()]
+    finally:
+        con.close()
+    return sha, forms
+
+
+def test_a_pinned_file_edited_while_the_build_reads_it_is_refused_naming_it(fetched):
+    path = fetched.data / "ud-perseus" / "grc_perseus-ud-test.conllu"
+    pinned, tampered = _tampered(path)
+    before = hashlib.sha256(fetched.warehouse.read_bytes()).hexdigest()
+
+    def edit_after_the_check(step: str) -> None:  # the sources were checked; the parse comes next
+        if step == "ingest":
+            path.write_bytes(tampered)
+
+    with pytest.raises(fetch.SourcesChanged, match=re.escape(
+            f"{path}: changed while the build read it (sha256 {hashlib.sha256(tampered).hexdigest()[:12]}…, pinned "
+            f"{hashlib.sha256(pinned).hexdigest()[:12]}…); run `sphragis fetch --force ud-perseus` to restore")):
+        build.build(fetched, select=["int_tokens"], full=True, on_step=edit_after_the_check)
+    assert hashlib.sha256(fetched.warehouse.read_bytes()).hexdigest() == before  # not swapped in
+    path.write_bytes(pinned)
+    assert build.build(fetched, select=["int_tokens"]).up_to_date
+    assert _forms(fetched, "grc_perseus-ud-test.conllu") == (hashlib.sha256(pinned).hexdigest(),
+                                                             ["ζῶσι", "δὲ", "καὶ"])
+
+
+def test_a_file_edited_while_the_build_reads_it_is_recorded_as_read_and_its_restore_noticed(tmp_path):
+    """Without a fetch record the bytes parsed are the state: the edited file is what was built,
+    and putting the earlier bytes back is a change the next build re-ingests."""
+    settings = tiny_settings(tmp_path)
+    path = settings.data / "ud-perseus" / "grc_perseus-ud-test.conllu"
+    pinned, tampered = _tampered(path)
+    build.build(settings, select=["int_tokens"], on_step=lambda step: step == "ingest" and path.write_bytes(tampered))
+    assert _forms(settings, "grc_perseus-ud-test.conllu") == (hashlib.sha256(tampered).hexdigest(),
+                                                              ["ζῶσαι", "δὲ", "καὶ"])
+    path.write_bytes(pinned)
+    again = build.build(settings, select=["int_tokens"])
+    assert not again.up_to_date and not again.ingest_reused
+    assert _forms(settings, "grc_perseus-ud-test.conllu") == (hashlib.sha256(pinned).hexdigest(),
+                                                              ["ζῶσι", "δὲ", "καὶ"])
+
+
+# ---- bounded input: regular files only, records of the wrong shape are no records
+
+
+def test_a_fifo_or_a_device_among_the_treebank_files_is_refused_naming_it(tmp_path, monkeypatch, capsys):
+    settings = tiny_settings(tmp_path)
+    use_settings(monkeypatch, settings)
+    fifo = settings.data / "ud-perseus" / "grc_perseus-ud-zz-fifo.conllu"
+    os.mkfifo(fifo)
+    assert cli.main(["build", "--select", "int_tokens"]) == 1
+    err = capsys.readouterr().err
+    assert err == f"sphragis build: error: {fifo}: a FIFO, not a regular file; only regular files are read\n"
+    fifo.unlink()
+    (settings.data / "ud-perseus" / "grc_perseus-ud-zz-zero.conllu").symlink_to("/dev/zero")
+    assert cli.main(["build", "--select", "int_tokens"]) == 1
+    assert "grc_perseus-ud-zz-zero.conllu: a character device, not a regular file" in capsys.readouterr().err
+    assert not settings.warehouse.exists()
+
+
+def test_a_treebank_file_over_the_size_limit_is_refused_stating_the_limit(monkeypatch):
+    from sphragis.files import InputFileError
+    from sphragis.ingest import agdt_xml
+
+    assert agdt_xml.MAX_SOURCE_BYTES is config.MAX_SOURCE_BYTES
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    assert f"`sphragis.config.MAX_SOURCE_BYTES` ({config.MAX_SOURCE_BYTES >> 20} MiB;" in readme
+    monkeypatch.setattr(agdt_xml, "MAX_SOURCE_BYTES", 4096)
+    path = FIXTURE_SOURCES / ACHAR
+    with pytest.raises(InputFileError, match=re.escape(
+            f"{path}: {path.stat().st_size:,} bytes, over the limit of 4,096 bytes for such a file")):
+        agdt_xml.parse_agdt_xml(path)
+
+
+def test_elements_nested_200000_deep_reject_the_sentence_naming_file_and_line(tmp_path):
+    settings = tiny_settings(tmp_path)
+    deep = settings.data / "pedalion" / "public" / "xml" / "zz-deep.xml"
+    text = _text(ACHAR)
+    s2 = text.index("<sentence", text.index("</sentence>"))
+    at = text.index("<word", s2)
+    deep.write_text(text[:at] + "<g>" * 200_000 + "</g>" * 200_000 + "\n" + text[at:], encoding="utf-8")
+    build.build(settings, select=["int_tokens"])
+    con = duckdb.connect(str(settings.warehouse), read_only=True)
+    line = text[:at].count("\n") + 1
+    why = f"XML syntax error at line {line}: elements nested more than 2,048 deep (the XML parser's limit)"
+    assert _rejects(con, "public/xml/zz-deep.xml") == [
+        ("public/xml/zz-deep.xml", line, None, why), ("public/xml/zz-deep.xml", line - 1, 2, f"sentence not parsed: {why}")]
+    assert _account(con, "public/xml/zz-deep.xml") == (2, 1)
+    con.close()
+
+
+@pytest.mark.parametrize("doc", ["[]", '"text"', "{{{key}: 7}}", "{{{key}: [{stamp}, 5]}}",
+                                 "[" * 200_000 + "]" * 200_000],
+                         ids=["list", "string", "entry-not-a-list", "digest-not-a-sha256", "nested-200000-deep"])
+def test_a_sources_cache_of_the_wrong_shape_is_no_cache(tmp_path, monkeypatch, doc):
+    from sphragis import ingest_state
+    from sphragis.ingest.sources import SourceFile
+
+    monkeypatch.setattr(ingest_state, "RACY_SECONDS", 0)
+    src = tmp_path / "a.conllu"
+    src.write_text("1\tlogos\n", encoding="utf-8")
+    files = [SourceFile({"name": "fx"}, src, "a.conllu")]
+    cache = tmp_path / "sources.json"
+    honest = build.ingest_fingerprint(files)
+    st = src.stat()
+    stamp = ", ".join(str(v) for v in (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev))
+    cache.write_text(doc.format(key=json.dumps(str(src)), stamp=stamp) if doc.startswith("{") else doc,
+                     encoding="utf-8")
+    assert build.ingest_fingerprint(files, cache) == honest
+    assert json.loads(cache.read_text(encoding="utf-8")) == {str(src): [*json.loads(f"[{stamp}]"),
+                                                                      hashlib.sha256(src.read_bytes()).hexdigest()]}
+
+
+def test_a_build_over_a_sources_cache_that_is_a_fifo_or_a_list_goes_on(tmp_path, monkeypatch):
+    import subprocess
+    import sys
+
+    from test_atomic import settings_env
+
+    settings = tiny_settings(tmp_path)
+    build.build(settings, select=["int_tokens"])
+    cache = build.sources_cache_path(settings.warehouse)
+    for make in (lambda: cache.write_text("[]", encoding="utf-8"), lambda: os.mkfifo(cache)):
+        cache.unlink(missing_ok=True)
+        make()
+        proc = subprocess.run([sys.executable, "-m", "sphragis.cli", "build", "--select", "int_tokens"],
+                              env=settings_env(settings), capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+        assert "up to date" in proc.stderr

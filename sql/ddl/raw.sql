@@ -15,6 +15,7 @@ create or replace table raw_files (
     bytes bigint not null,
     n_sentences_expected integer not null, -- sentences counted apart from the parser; = ingested + sentence rejects (checked)
     n_sentences_ingested integer not null,
+    n_words_expected integer not null,    -- words (XML word start tags, CoNLL-U token rows) counted apart from the parser; = tokens ingested + words rejected (checked)
     n_tokens_ingested integer not null,
     root_attrs map (varchar, varchar),    -- XML: attributes of the root element, verbatim
     preamble varchar[]                    -- XML: serialized non-sentence children of the root (header, annotators)
@@ -57,7 +58,8 @@ create or replace table ingest_rejects (
     line integer,                         -- line the parser stopped at / the bad line
     sentence_pos integer,                 -- position of the rejected sentence in its file, when known
     upstream_sentence_id varchar,
-    reason varchar not null
+    reason varchar not null,
+    n_words integer not null              -- words of the file it takes: the rejected sentence's, 1 for a word outside any sentence, 0 for a file-level problem
 );
 
 -- The pin list's missing upstream files (sphragis/sources.json `missing`; issue 19): not parsed
