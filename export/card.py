@@ -271,12 +271,9 @@ def context(out: Path) -> dict:
         "merges": report["merge_effects"],
         "recon": {**recon["summary"], "rows": recon_rows, "files": recon["missing_files"]},
         "licenses": report["license_rows"],
-<<<<<<< HEAD
         "inventory": report["warehouse_inventory"],
-=======
         # the configurations mart_license_rows counts (chunk_target_size 1 in benchmark_configs)
         "atomic_configs": [c for c in CONFIGS if BY_NAME[c].chunk_target_size == 1],
->>>>>>> claims
         "overlap": _overlap(report["passage_overlap"]),
     }
 

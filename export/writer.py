@@ -64,7 +64,8 @@ def _open(settings: config.Settings) -> duckdb.DuckDBPyConnection:
     return duckdb.connect(str(settings.warehouse), read_only=True)
 
 
-def export(settings: config.Settings | None = None, *, full: bool = False) -> dict:
+def export(settings: config.Settings | None = None, *, full: bool = False,
+           on_step: Callable[[str], None] | None = None) -> dict:
     """Validate and write every configuration, the metadata and the card (see module docstring).
 
     Work already done is reused (:class:`ExportState`, kept in ``<out>.state/``): when nothing the
@@ -76,6 +77,8 @@ def export(settings: config.Settings | None = None, *, full: bool = False) -> di
 
     Args:
         full: ignore the saved state (validate every unit, write every file).
+        on_step: called with the name of each step as it starts (``check state``, ``read units``,
+            ``validate and write``; :class:`sphragis.progress.StepLog` prints them to a log).
 
     Returns:
         {"configs": {config: {split: {"rows": n, "authors": m}}}, "units_validated": n, "out": str,
@@ -91,7 +94,9 @@ def export(settings: config.Settings | None = None, *, full: bool = False) -> di
             holds or lies inside the sources or the warehouse.
     """
     settings = settings or config.settings()
+    step = on_step or (lambda _name: None)
     disable_transparent_huge_pages()
+    step("check state")
     con = _open(settings)
     timings: dict[str, float] = {}
     try:
@@ -105,6 +110,7 @@ def export(settings: config.Settings | None = None, *, full: bool = False) -> di
         recording = state.RecordingConnection(con)  # the tables the export reads, for its state
         validated = {"n": 0, "wait": 0.0}
         with UnitValidation() as validation:  # its workers start before the units are read
+            step("read units")
             t0 = time.perf_counter()
             units = fetch_units(recording)
             timings["fetch units"] = time.perf_counter() - t0
@@ -128,6 +134,7 @@ def export(settings: config.Settings | None = None, *, full: bool = False) -> di
             with build_lock(out):  # a second concurrent export fails fast naming the holder
                 restore_dir(out)  # an export killed between the two renames of replace_dir's fallback
                 tmp.mkdir()
+                step(f"validate {units.num_rows:,} units and write the configurations")
                 t0 = time.perf_counter()
                 summary, files = _write_all(recording, units, tmp, out, previous, hashes,
                                             before_swap=finish_validation)

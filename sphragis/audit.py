@@ -312,9 +312,14 @@ def reusable_results(out: Path, configs: tuple[str, ...] = CONFIGS
 
 
 def _cmd_audit(args: argparse.Namespace, on_step=None) -> int:
+    from .build_summary import console
+    from .progress import StepLog
+
     settings = config.settings()
     out = Path(args.out) if args.out else settings.out
     t0 = time.perf_counter()
+    # to a log, a line per step of an audit that fits; one that reuses its results says one line
+    log = StepLog(console())
     configs = tuple(args.config) if args.config else CONFIGS
     _sklearn()
     results, changed, at_start = reusable_results(out, configs)
@@ -322,18 +327,19 @@ def _cmd_audit(args: argparse.Namespace, on_step=None) -> int:
         results, changed = None, ["--full"]
     store = state_store(out)
     # one message: whether the fits ran or their results were reused, then what was written
+    step = on_step or (lambda _name: None)
     if results is not None:
         how = (f"up to date (nothing it reads changed since the last audit: exported files, code, named queries, "
                f"libraries): results of {store.path} reused, not fitted again;")
     else:
-        results = run_audit(out, configs, progress=not args.quiet, on_step=on_step)
+        step = on_step or log
+        results = run_audit(out, configs, progress=not args.quiet, on_step=step)
         reads = audit_reads(out, configs)
         store.save({"reads": reads, "digests": state.settle(at_start, state.digests(reads)), "results": results})
         how = ("fitted (no earlier audit of this export to reuse);" if "no state" in changed
                else "fitted (--full);" if changed == ["--full"]
                else f"fitted (changed since the last audit: {state.describe(changed)});")
-    if on_step:
-        on_step("audit: outputs")
+    step("audit: outputs")
     before = _mtimes(out)
     write_report(report_document(results), out)
     write_reference(out, results)

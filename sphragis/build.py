@@ -34,9 +34,9 @@ from pathlib import Path
 
 import duckdb
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from . import config, fetch, pins, runner
+from .progress import progress as _progress
 from .build_summary import LOG_WIDTH, BuildSummary, console, print_plan, print_summary  # noqa: F401 (re-exported)
 from .files import check_output_file
 from .hugepages import disable_transparent_huge_pages
@@ -121,13 +121,6 @@ def _running(pid: int) -> bool:
         return False
     except psutil.AccessDenied:
         return True
-
-
-def _progress(con: Console) -> Progress:
-    return Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=con, transient=False, disable=not con.is_terminal and os.environ.get("SPHRAGIS_PROGRESS") != "1",
-    )
 
 
 def snapshot_roots(settings: config.Settings) -> dict[str, Path]:

@@ -60,6 +60,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
     import dataclasses
 
     from . import build, identity
+    from .progress import StepLog
 
     t0 = time.perf_counter()
     settings = config.settings()
@@ -72,7 +73,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
                                        full=args.full))
         return 0
     summary = build.build(settings, reingest=not args.models_only, workers=args.workers,
-                          select=args.select or None, full=args.full)
+                          select=args.select or None, full=args.full, on_step=StepLog(build.console(), "build: "))
     summary.timings["total"] = time.perf_counter() - t0
     build.print_summary(summary)
     if not args.select and not summary.up_to_date:  # an untouched warehouse: its table was printed before
@@ -81,10 +82,12 @@ def _cmd_build(args: argparse.Namespace) -> int:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
+    from .build_summary import console
     from .export import writer
+    from .progress import StepLog
 
     t0 = time.perf_counter()
-    report = writer.export(config.settings(), full=args.full)
+    report = writer.export(config.settings(), full=args.full, on_step=StepLog(console(), "export: "))
     writer.print_summary(report, seconds=time.perf_counter() - t0)
     return 0
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import fcntl
 import os
 import pickle
+import re
 import tarfile
 from collections.abc import Callable
 from pathlib import Path
@@ -54,7 +55,7 @@ SLOW_MODULES_FIRST = (
     "test_atomic.py", "test_hostile_ingest.py", "test_homes.py", "test_eval_annotations.py", "test_runner.py",
     "test_card.py", "test_splits.py", "test_sql_cli.py", "test_hostile.py", "test_render_property.py",
     "test_eval_cli.py", "test_hostile_xml.py", "test_interrupt.py", "test_registry.py", "test_papygreek.py",
-    "test_unesp.py",
+    "test_unesp.py", "test_progress.py",
 )
 
 
@@ -67,6 +68,16 @@ def pytest_collection_modifyitems(config, items) -> None:
         if item.path.name in rank:
             item.add_marker(pytest.mark.slow)
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
+
+#: A progress line the build, the export and the audit print when stderr is not a terminal
+#: (sphragis.progress: ``[0:01:05] build: models``).
+PROGRESS_LINE = re.compile(r"^\[\d+:\d\d:\d\d\] .*\n?", re.M)
+
+
+def messages(err: str) -> str:
+    """``err`` (a command's stderr) without its progress lines: what it says about the outcome."""
+    return PROGRESS_LINE.sub("", err)
 
 
 def require_sources() -> None:

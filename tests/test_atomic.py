@@ -23,6 +23,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from conftest import messages
 from sphragis import build, cli, config
 
 FIXTURE_SOURCES = Path(__file__).resolve().parent / "fixtures" / "sources"
@@ -206,7 +207,7 @@ def test_concurrent_build_fails_fast_naming_the_lock_holder(good, tmp_path, monk
         # the CLI prints the same as one line and exits 1
         use_settings(monkeypatch, settings)
         assert cli.main(["build", "--select", "int_tokens"]) == 1
-        err = capsys.readouterr().err.strip().splitlines()
+        err = messages(capsys.readouterr().err).strip().splitlines()
         assert len(err) == 1 and "another build is running" in err[0] and f"pid {proc.pid}" in err[0]
         assert "Traceback" not in err[0]
         # a models-only rebuild is a build too
@@ -318,7 +319,7 @@ def test_export_failing_validation_leaves_previous_export_untouched(previous_exp
 
     use_settings(monkeypatch, settings)
     assert cli.main(["export"]) == 1
-    err = capsys.readouterr().err.strip().splitlines()
+    err = messages(capsys.readouterr().err).strip().splitlines()
     assert len(err) == 1 and "published unit agdt:tlg0003.tlg001.perseus-grc1.1.tb.xml:2" in err[0]
     assert "Traceback" not in err[0]
     assert _tree_digest(settings.out) == before

@@ -98,3 +98,19 @@ def test_the_site_publishes_the_docs(page):
     assert "<table>" in body and ".md\"" not in body
     if page == "index.html":
         assert 'href="spec.html"' in body and title == "Sphragis warehouse documentation"
+
+
+def test_the_readme_starts_with_its_users():
+    # what it is, the two set-up commands, three things to try (the first a `sphragis sql` query)
+    # and where everything else is, at the top; the rest lives in docs/
+    lines = (REPO / "README.md").read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 300
+    first_sql = next(i for i, line in enumerate(lines, 1) if line.startswith("sphragis sql "))
+    heads = [line for line in lines if line.startswith("## ")]
+    assert first_sql <= 100 and heads[:3] == ["## Set-up: two commands", "## Three things to try",
+                                              "## Where everything else is"]
+    top = "\n".join(lines[:60])
+    assert all(k in top for k in ("make export", "make test", "from mart_variation", "load_dataset(", "docs/analysts.md"))
+    # every hand-written and generated page of docs/ is reachable from the docs index
+    index = (DOCS / "README.md").read_text(encoding="utf-8")
+    assert {p.name for p in DOCS.glob("*.md")} - {"README.md"} <= set(re.findall(r"\]\(([a-z_]+\.md)\)", index))

@@ -7,12 +7,15 @@ its columns and lineage, and works in a real browser.
   the folder named by ``SPHRAGIS_DOCS_SITE`` (``make docs-check`` points it at ``site/``), opened
   in headless Chromium (Debian's ``chromium`` + ``chromium-driver``, via selenium): every page
   reached by following internal links from ``index.html``, no console error, no broken link or
-  anchor, no resource from outside the site; the search box and the category picker work;
+  anchor, no resource from outside the site, no raw HTML comment shown as text, no page wider than
+  the window (a wide table scrolls in its own box); the search box and the category picker work;
   screenshots of the index, a model page and the variation page go to ``reports/``. The crawl
   reads the site over HTTP from a local server (cacheable responses: Chromium compiles the 1.6 MB
   layout bundle once, not on each of ~190 pages as from file://); one page of every kind, the
   search box and the picker are then opened from disk (file://), as users open the site. Skipped,
   with the reason, when Chromium, its driver or selenium is absent.
+* ``test_leaderboard_in_headless_chromium``: the leaderboard page of a scored export shows the
+  ranking columns first, in view, and its wide table scrolls inside its own box.
 """
 
 from __future__ import annotations
@@ -97,7 +100,10 @@ def test_site_on_the_tiny_warehouse(tiny_site):
     assert 'class="error"' not in an
     # an analysis of a table this (partial) warehouse lacks is not run, and says so
     assert 'id="upos_per_project"' in an and "Not run: the warehouse has no tokens" in an
-    # the repository's docs/ are published with the dictionary (issue 32)
+    # the repository's docs/ are published with the dictionary (issue 32), their comments left out
+    # (the generated pages' header would show as text: the renderer escapes raw HTML)
+    for p in (out / "docs").glob("*.html"):
+        assert "&lt;!--" not in p.read_text(encoding="utf-8"), p
     spec = (out / "docs" / "spec.html").read_text(encoding="utf-8")
     assert "§5.1 Project-neutral strings" in spec and 'href="docs/index.html"' in (out / "index.html").read_text(
         encoding="utf-8")
@@ -251,6 +257,14 @@ def _crawl(driver, root: Path, base: str, todo: list[Path], visited: dict[Path, 
                 if frag:
                     wanted.append((target, frag, page))
         errors += _console_errors(driver, rel)
+        # what a reader sees: no raw comment as text (the generated docs pages' header), and no
+        # page wider than the window (a wide table scrolls inside its own box)
+        shown, page_width, window = driver.execute_script(
+            "return [document.body.innerText, document.documentElement.scrollWidth, window.innerWidth]")
+        if "<!--" in shown or "-->" in shown:
+            broken.append(f"{rel}: shows a raw HTML comment as text")
+        if page_width > window + 1:
+            broken.append(f"{rel}: the page is {page_width} px wide in a {window} px window")
         if rel in SCREENSHOTS:
             if rel == "variation.html":  # the whole page: all three charts
                 height = driver.execute_script("return document.documentElement.scrollHeight")
@@ -487,3 +501,58 @@ def test_lineage_in_headless_chromium(request):
     finally:
         driver.quit()
     assert errors == []
+
+
+# --------------------------------------------------------------------------------------------
+# the leaderboard page: the ranking columns first, the wide table scrolling in its own box
+
+
+def test_leaderboard_in_headless_chromium(tmp_path):
+    pytest.importorskip("sklearn", reason="sphragis score needs scikit-learn (extra 'audit')")
+    import pyarrow.parquet as pq
+    from test_audit import make_export
+
+    from sphragis import cli
+    from sphragis.benchmark import CONFIGS
+
+    out = tmp_path / "export"
+    for cfg in CONFIGS:
+        make_export(out, 1, cfg, {"train": 4, "validation": 2, "test": 2})
+    preds = tmp_path / "perfect.jsonl"
+    with preds.open("w", encoding="utf-8") as fh:
+        for cfg in CONFIGS:
+            t = pq.read_table(out / "data" / cfg / "test-00000-of-00001.parquet", columns=["id", "author"])
+            for i, a in zip(t.column("id").to_pylist(), t.column("author").to_pylist()):
+                fh.write(json.dumps({"id": i, "config": cfg, "author": a}) + "\n")
+    board = tmp_path / "board"
+    assert cli.main(["score", str(preds), "--out", str(out), "--name", "Perfect", "--json",
+                     str(board / "perfect.json"), "--bootstrap", "99"]) == 0
+    assert cli.main(["leaderboard", str(board), "--out", str(out)]) == 0
+    root = site.build_site(tmp_path / "site", warehouse=tmp_path / "absent.duckdb", export=out)["out"]
+    driver = _browser()
+    try:
+        driver.set_window_size(1000, 800)
+        driver.get((root / "leaderboard.html").as_uri())
+        heads, window, box, page_width = driver.execute_script(
+            "const th = Array.from(document.querySelectorAll('table.board th'));"
+            "const s = document.querySelector('table.board').parentElement;"
+            "return [th.map(e => [e.textContent, e.getBoundingClientRect().right]), window.innerWidth,"
+            " [s.scrollWidth, s.clientWidth, getComputedStyle(s).overflowX], document.documentElement.scrollWidth]")
+    finally:
+        driver.quit()
+    names = [h for h, _right in heads]
+    from sphragis import leaderboard
+
+    ranking = 2 + len(leaderboard.TAIL_HEAD)
+    assert names[:ranking] == ["#", "system", *leaderboard.TAIL_HEAD] and names[ranking:] == list(
+        leaderboard_configs(out))
+    assert all(right <= window for _h, right in heads[:ranking])  # the ranking columns are in view
+    assert box[0] > box[1] and box[2] == "auto"  # the table is wider than its box, which scrolls
+    assert page_width <= window + 1  # the page itself does not
+
+
+def leaderboard_configs(out: Path) -> list[str]:
+    """The configurations the leaderboard page shows after its ranking columns, in its order."""
+    from sphragis import leaderboard
+
+    return leaderboard.board(out)["configs"]

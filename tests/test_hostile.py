@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import messages
 from sphragis import build, cli, config, runner
 from test_atomic import FIXTURE_LAYOUT, FIXTURE_SOURCES, tiny_settings, use_settings
 
@@ -243,7 +244,7 @@ def test_rest_of_the_data_is_intact_and_summary_counts_rejects(hostile):
 
 
 def _one_error(capsys, command: str) -> str:
-    err = capsys.readouterr().err
+    err = messages(capsys.readouterr().err)
     assert "Traceback" not in err
     lines = [ln for ln in err.splitlines() if ln.strip()]
     assert lines and lines[0].startswith(f"sphragis {command}: error: "), err

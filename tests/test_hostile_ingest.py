@@ -23,6 +23,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from conftest import messages
 from sphragis import build, cli, config, fetch
 from sphragis.ingest import load, parsers
 from test_atomic import FIXTURE_LAYOUT, FIXTURE_METADATA, FIXTURE_SOURCES, tiny_settings, use_settings
@@ -483,7 +484,7 @@ def fetched(tmp_path, monkeypatch):
 
 def _refused(capsys, needle: str) -> str:
     assert cli.main(["build", "--select", "int_tokens"]) == 1
-    err = capsys.readouterr().err
+    err = messages(capsys.readouterr().err)
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
     assert needle in err, err
     return err
@@ -643,7 +644,7 @@ def test_a_fifo_or_a_device_among_the_treebank_files_is_refused_naming_it(tmp_pa
     fifo = settings.data / "ud-perseus" / "grc_perseus-ud-zz-fifo.conllu"
     os.mkfifo(fifo)
     assert cli.main(["build", "--select", "int_tokens"]) == 1
-    err = capsys.readouterr().err
+    err = messages(capsys.readouterr().err)
     assert err == f"sphragis build: error: {fifo}: a FIFO, not a regular file; only regular files are read\n"
     fifo.unlink()
     (settings.data / "ud-perseus" / "grc_perseus-ud-zz-zero.conllu").symlink_to("/dev/zero")
@@ -657,8 +658,8 @@ def test_a_treebank_file_over_the_size_limit_is_refused_stating_the_limit(monkey
     from sphragis.ingest import agdt_xml
 
     assert agdt_xml.MAX_SOURCE_BYTES is config.MAX_SOURCE_BYTES
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    assert f"`sphragis.config.MAX_SOURCE_BYTES` ({config.MAX_SOURCE_BYTES >> 20} MiB;" in readme
+    building = (Path(__file__).resolve().parents[1] / "docs" / "building.md").read_text(encoding="utf-8")
+    assert f"`sphragis.config.MAX_SOURCE_BYTES` ({config.MAX_SOURCE_BYTES >> 20} MiB;" in building
     monkeypatch.setattr(agdt_xml, "MAX_SOURCE_BYTES", 4096)
     path = FIXTURE_SOURCES / ACHAR
     with pytest.raises(InputFileError, match=re.escape(

@@ -22,6 +22,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from conftest import messages
 from sphragis import cli
 from sphragis.workbench import sql as sqlmod
 
@@ -215,7 +216,7 @@ def built_copy(built_once, tmp_path, monkeypatch):
 
 def _build(capsys, *extra: str) -> tuple[int, str]:
     code = cli.main(["build", "--select", "int_tokens", *extra])
-    return code, capsys.readouterr().err
+    return code, messages(capsys.readouterr().err)
 
 
 def _count(path: Path, table: str) -> int:
@@ -364,7 +365,7 @@ def test_truncated_warehouse_is_one_line_naming_it(built_copy, monkeypatch, caps
         fh.truncate(100_000)  # cut inside the first blocks DuckDB reads
     before = _sha(wh)
     code = cli.main(command)
-    err = capsys.readouterr().err
+    err = messages(capsys.readouterr().err)
     assert code == 1 and "Traceback" not in err and len(err.strip().splitlines()) == 1
     assert f'Could not read enough bytes from file "{wh}"' in err
     assert err.endswith("; the file is not a complete warehouse: rebuild it with `sphragis build --full`\n")

@@ -158,11 +158,14 @@ def test_a_submission_scored_against_another_export_is_refused(export, tmp_path)
 
     site.build_site(tmp_path / "site", warehouse=tmp_path / "absent.duckdb", export=export)
     html = (tmp_path / "site" / "leaderboard.html").read_text(encoding="utf-8")
-    # every cell with its CI; top-3 needs more than three authors and the floor an audit, so both
-    # are "–", and the page says why
-    assert ('<tr class="submission"><td>1</td><td>Perfect <code class="link">https://example.org/m</code></td>'
-            "<td>100.0 [100.0, 100.0]</td><td>100.0 [100.0, 100.0]</td><td>100.0 [100.0, 100.0]</td><td>none</td>"
-            "<td>–</td><td>0.0</td><td>0.0</td><td>–</td></tr>") in html
+    # the ranking columns first (rank, system, held-out mean with its CI, tied with, top-3, the two gaps,
+    # beats floor), then every configuration with its CI; top-3 needs more than three authors and the
+    # floor an audit, so both are "–", and the page says why
+    assert ('<tr class="submission"><td class="rank">1</td><td class="rank">Perfect <code class="link">'
+            'https://example.org/m</code></td><td class="rank num">100.0 [100.0, 100.0]</td>'
+            '<td class="rank num">none</td><td class="rank num">–</td><td class="rank num">0.0</td>'
+            '<td class="rank num">0.0</td><td class="rank num">–</td>'
+            '<td class="num">100.0 [100.0, 100.0]</td><td class="num">100.0 [100.0, 100.0]</td></tr>') in html
     from markupsafe import escape
 
     assert all(f"<p>–: {escape(leaderboard.DASHES[k])}.</p>" in html for k in ("top_k", "beats_floor"))

@@ -35,7 +35,8 @@ from sphragis import runner
 
 REPO = Path(__file__).resolve().parents[1]
 ANALYSES = REPO / "sql" / "analyses"
-MODELS = ["int_eligible_records", "mart_published_tokens", "int_cell_profiles", "mart_rates", "mart_variation", "mart_merge_effects"]
+MODELS = ["int_eligible_records", "mart_published_tokens", "int_cell_profiles", "int_merge_map", "mart_rates",
+          "mart_variation", "mart_merge_effects"]
 PUBLISHED_DEPREL = {"root": "root", "conj": "conj", "discourse": "advmod", "advmod": "advmod",
                     "vocative": "dep", "obl": "obl"}
 
@@ -248,36 +249,36 @@ ANALYST_ANSWERS = {
     # pre-merge: discourse 30 vs 20/3, advmod 20 vs 40/3, vocative 5 vs 0 (excess 23.33, 6.67, 5);
     # published: dep (= vocative) 5 vs 0. Two multi-project authors, one multi-author project.
     "deprel_convention_vs_style.sql": [
-        ("pre_merge", "discourse", 30.0, 6.67, 2, 1),
-        ("pre_merge", "advmod", 20.0, 13.33, 2, 1),
-        ("pre_merge", "vocative", 5.0, 0.0, 2, 1),
-        ("published", "dep", 5.0, 0.0, 2, 1),
+        ("pre_merge", "discourse", "advmod", 30.0, 6.67, 2, 1),
+        ("pre_merge", "advmod", "advmod", 20.0, 13.33, 2, 1),
+        ("pre_merge", "vocative", "dep", 5.0, 0.0, 2, 1),
+        ("published", "dep", "dep", 5.0, 0.0, 2, 1),
     ],
     # pre-merge rates agdt vs ud_perseus (%): Alpha conj 2/10 vs 5/10, discourse 3/10 vs 0, advmod
     # 3/10 vs 2/10, vocative 0 vs 1/10, NOUN 8/10 vs 7/10 (one PROPN), Gender=Com and PronType=Prs
     # 0 vs 2/10, Gender=Fem,Masc 1/10 vs 0; Beta advmod 4/10 vs 7/10, discourse 3/10 vs 0; then the
     # equal rates (gap 0) by author and category, cut at 20 rows
     "top_annotator_gaps.sql": [
-        ("Alpha", "deprel", "conj", "agdt", "ud_perseus", 20.0, 50.0, 30.0),
-        ("Alpha", "deprel", "discourse", "agdt", "ud_perseus", 30.0, 0.0, 30.0),
-        ("Beta", "deprel", "advmod", "agdt", "ud_perseus", 40.0, 70.0, 30.0),
-        ("Beta", "deprel", "discourse", "agdt", "ud_perseus", 30.0, 0.0, 30.0),
-        ("Alpha", "feats", "Gender=Com", "agdt", "ud_perseus", 0.0, 20.0, 20.0),
-        ("Alpha", "feats", "PronType=Prs", "agdt", "ud_perseus", 0.0, 20.0, 20.0),
-        ("Alpha", "feats", "Gender=Fem,Masc", "agdt", "ud_perseus", 10.0, 0.0, 10.0),
-        ("Alpha", "upos", "NOUN", "agdt", "ud_perseus", 80.0, 70.0, 10.0),
-        ("Alpha", "upos", "PROPN", "agdt", "ud_perseus", 0.0, 10.0, 10.0),
-        ("Alpha", "deprel", "advmod", "agdt", "ud_perseus", 30.0, 20.0, 10.0),
-        ("Alpha", "deprel", "vocative", "agdt", "ud_perseus", 0.0, 10.0, 10.0),
-        ("Alpha", "feats", "Case=Nom", "agdt", "ud_perseus", 80.0, 80.0, 0.0),
-        ("Alpha", "upos", "VERB", "agdt", "ud_perseus", 20.0, 20.0, 0.0),
-        ("Alpha", "deprel", "root", "agdt", "ud_perseus", 20.0, 20.0, 0.0),
-        ("Beta", "feats", "Case=Nom", "agdt", "ud_perseus", 80.0, 80.0, 0.0),
-        ("Beta", "feats", "Gender=Com", "agdt", "ud_perseus", 0.0, 0.0, 0.0),
-        ("Beta", "feats", "Gender=Fem,Masc", "agdt", "ud_perseus", 0.0, 0.0, 0.0),
-        ("Beta", "upos", "NOUN", "agdt", "ud_perseus", 80.0, 80.0, 0.0),
-        ("Beta", "upos", "PROPN", "agdt", "ud_perseus", 0.0, 0.0, 0.0),
-        ("Beta", "feats", "PronType=Prs", "agdt", "ud_perseus", 0.0, 0.0, 0.0),
+        ("Alpha", "deprel", "conj", "conj", "agdt", "ud_perseus", 20.0, 50.0, 30.0),
+        ("Alpha", "deprel", "discourse", "advmod", "agdt", "ud_perseus", 30.0, 0.0, 30.0),
+        ("Beta", "deprel", "advmod", "advmod", "agdt", "ud_perseus", 40.0, 70.0, 30.0),
+        ("Beta", "deprel", "discourse", "advmod", "agdt", "ud_perseus", 30.0, 0.0, 30.0),
+        ("Alpha", "feats", "Gender=Com", "Gender=Fem,Masc", "agdt", "ud_perseus", 0.0, 20.0, 20.0),
+        ("Alpha", "feats", "PronType=Prs", None, "agdt", "ud_perseus", 0.0, 20.0, 20.0),
+        ("Alpha", "feats", "Gender=Fem,Masc", "Gender=Fem,Masc", "agdt", "ud_perseus", 10.0, 0.0, 10.0),
+        ("Alpha", "upos", "NOUN", "NOUN", "agdt", "ud_perseus", 80.0, 70.0, 10.0),
+        ("Alpha", "upos", "PROPN", "NOUN", "agdt", "ud_perseus", 0.0, 10.0, 10.0),
+        ("Alpha", "deprel", "advmod", "advmod", "agdt", "ud_perseus", 30.0, 20.0, 10.0),
+        ("Alpha", "deprel", "vocative", "dep", "agdt", "ud_perseus", 0.0, 10.0, 10.0),
+        ("Alpha", "feats", "Case=Nom", "Case=Nom", "agdt", "ud_perseus", 80.0, 80.0, 0.0),
+        ("Alpha", "upos", "VERB", "VERB", "agdt", "ud_perseus", 20.0, 20.0, 0.0),
+        ("Alpha", "deprel", "root", "root", "agdt", "ud_perseus", 20.0, 20.0, 0.0),
+        ("Beta", "feats", "Case=Nom", "Case=Nom", "agdt", "ud_perseus", 80.0, 80.0, 0.0),
+        ("Beta", "feats", "Gender=Com", "Gender=Fem,Masc", "agdt", "ud_perseus", 0.0, 0.0, 0.0),
+        ("Beta", "feats", "Gender=Fem,Masc", "Gender=Fem,Masc", "agdt", "ud_perseus", 0.0, 0.0, 0.0),
+        ("Beta", "upos", "NOUN", "NOUN", "agdt", "ud_perseus", 80.0, 80.0, 0.0),
+        ("Beta", "upos", "PROPN", "NOUN", "agdt", "ud_perseus", 0.0, 0.0, 0.0),
+        ("Beta", "feats", "PronType=Prs", None, "agdt", "ud_perseus", 0.0, 0.0, 0.0),
     ],
 }
 
@@ -323,16 +324,16 @@ def test_analyst_queries_on_the_real_build(real_warehouse):
     conv = real_warehouse.execute((ANALYSES / "deprel_convention_vs_style.sql").read_text(encoding="utf-8")).fetchall()
     assert {(s, d) for s, d, *_ in conv} == set(real_warehouse.execute(
         "select scheme, category from mart_variation where kind = 'deprel' and verdict = 'convention'").fetchall())
-    assert all(a >= b for _, _, a, b, _, _ in conv)  # convention: annotator exceeds authorial (rounded: >=)
+    assert all(a >= b for _, _, _, a, b, _, _ in conv)  # convention: annotator exceeds authorial (rounded: >=)
     # 28 convention DEPRELs; the largest excess is pre-merge cc (10 multi-project authors, 4
     # multi-author projects)
     assert len(conv) == 28
-    assert conv[0] == ("pre_merge", "cc", 1.36, 0.35, 10, 4)
+    assert conv[0] == ("pre_merge", "cc", "case", 1.36, 0.35, 10, 4)
     gaps = real_warehouse.execute((ANALYSES / "top_annotator_gaps.sql").read_text(encoding="utf-8")).fetchall()
     assert len(gaps) == 20
     assert [g[-1] for g in gaps] == sorted((g[-1] for g in gaps), reverse=True)
     # the largest gap: Lucian's plural share, Harrington 32.16 % vs Pedalion 17.28 %
-    assert gaps[0] == ("Lucian", "feats", "Number=Plur", "harrington", "pedalion", 32.16, 17.28, 14.88)
+    assert gaps[0] == ("Lucian", "feats", "Number=Plur", "Number=Plur", "harrington", "pedalion", 32.16, 17.28, 14.88)
 
 
 def test_report_shows_the_verdicts(tiny, tiny_path, tmp_path):

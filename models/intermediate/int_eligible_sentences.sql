@@ -24,6 +24,7 @@ records as (
         s.upstream,
         s.license,
         s.path,
+        s.sentence_key,
         s.file_name,
         s.sentence_pos,
         s.upstream_sentence_id,
@@ -90,7 +91,7 @@ chosen as (
 
 final as (
     select
-        c.project || ':' || c.file_name || ':' || c.sentence_pos as row_id,
+        c.sentence_key as row_id,
         {{ published_id('c.dedup_key', 'sentence') }} as published_id,
         c.dedup_key,
         c.sentence_uid,

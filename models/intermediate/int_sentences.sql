@@ -1,6 +1,9 @@
 -- Every upstream sentence of every project, with provenance, its works-registry document key
 -- (int_document_keys) and its citation (int_sentence_citations: passage, CTS URN where the source
--- gives the work) (SPEC §2, §6). Grain: one row per raw_sentences row.
+-- gives the work) (SPEC §2, §6), and its sentence_key: `<project>:<file name>:<position in the file>`,
+-- the one readable key of a sentence across the warehouse (upstream sent_ids repeat across files;
+-- sentence_uid is a build's row number). The benchmark's row ids and the training treebank's
+-- sent_ids are this key. Grain: one row per raw_sentences row.
 with
 
 unioned as (
@@ -14,6 +17,7 @@ citations as (select * from {{ ref('int_sentence_citations') }}),
 final as (
     select
         s.sentence_uid,
+        s.project || ':' || s.file_name || ':' || s.sentence_pos as sentence_key,
         s.project,
         s.treebank_source,
         s.snapshot,

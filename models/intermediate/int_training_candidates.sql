@@ -32,7 +32,7 @@ final as (
     select
         s.sentence_uid,
         -- a CoNLL-U sent_id has no whitespace (UD validator): runs of it become '_'
-        regexp_replace(s.project || ':' || s.file_name || ':' || s.sentence_pos, '\s+', '_', 'g') as sent_id,
+        regexp_replace(s.sentence_key, '\s+', '_', 'g') as sent_id,
         s.project,
         s.treebank_source,
         s.path,

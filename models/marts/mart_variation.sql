@@ -8,11 +8,17 @@
 --
 -- verdict: 'convention' when annotator variation exceeds authorial variation (the category fails
 -- the test: it tells annotators apart more than authors), else 'style'; NULL when either figure is
--- undefined (no multi-project author or no project with three authors). Grain: one row per
+-- undefined (no multi-project author or no project with three authors).
+--
+-- published_as says where a pre-merge category went in the published inventories (int_merge_map:
+-- discourse -> advmod), merged_from which pre-merge categories a published one holds, so a
+-- category that has no published value of its own says so here. Grain: one row per
 -- (kind, scheme, category).
 with
 
 rates as (select * from {{ ref('mart_rates') }}),
+
+merge_map as (select * from {{ ref('int_merge_map') }}),
 
 cells as (
     select distinct
@@ -83,6 +89,17 @@ categories as (
     group by kind, scheme, category
 ),
 
+merged_from as (
+    -- the pre-merge categories each published category holds (`Feature=(absent)`: tokens whose
+    -- pre-merge FEATS had no value of the feature)
+    select
+        kind,
+        published_category,
+        list(part_category order by part_category) as merged_from
+    from merge_map
+    group by kind, published_category
+),
+
 final as (
     select
         c.kind,
@@ -90,6 +107,8 @@ final as (
         c.category,
         c.feature,
         c.value,
+        case when c.scheme = 'published' then c.category else pm.published_category end as published_as,
+        mf.merged_from,
         an.annotator_variation_pp,
         au.authorial_variation_pp,
         an.annotator_variation_pp - au.authorial_variation_pp as excess_pp,
@@ -108,6 +127,9 @@ final as (
     from categories as c
     left join annotator as an on c.kind = an.kind and c.scheme = an.scheme and c.category = an.category
     left join authorial as au on c.kind = au.kind and c.scheme = au.scheme and c.category = au.category
+    left join merge_map as pm on c.scheme = 'pre_merge' and c.kind = pm.kind and c.category = pm.part_category
+    left join merged_from as mf
+        on c.scheme = 'published' and c.kind = mf.kind and c.category = mf.published_category
 )
 
 select * from final

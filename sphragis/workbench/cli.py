@@ -17,13 +17,7 @@ def _cmd_sql(args: argparse.Namespace) -> int:
     warehouse = Path(args.warehouse).resolve() if args.warehouse else None
     if args.list:
         for name, path in sqlmod.analyses().items():
-            # the whole leading comment (a description spans lines), not its first line
-            head = []
-            for ln in path.read_text(encoding="utf-8").splitlines():
-                if not ln.startswith("--"):
-                    break
-                head.append(ln[2:].strip())
-            print(f"{name}\t{' '.join(head)}")
+            print(f"{name}\t{sqlmod.description(path)}")
         return 0
     if args.query and args.file:
         raise sqlmod.QueryError("give a query or -f FILE, not both")

@@ -9,6 +9,9 @@ Pages (Markdown, :data:`GENERATED`):
 * ``rules.md``: every normalization and curation rule held in a checked-in seed (its description,
   columns, rows, and the models or macros that read it; the rows themselves for small seeds), and
   per SPEC section the seeds and models that carry it;
+* ``tokens.md``: the analyst's two token tables (their yml docs and columns), the values merged in
+  the published layer side by side with what they merge (the seeds ``deprel_published``,
+  ``ud_upos_to_tag``, ``feats_published_types``), and every shipped analysis with the tables it reads;
 * ``benchmark.md``: configurations, tracks, chunk sizes and splits (``sphragis.benchmark``);
 * ``evaluation.md``: the evaluation toolkit's named definitions (``sphragis.evaluation.definitions``).
 
@@ -38,10 +41,16 @@ __all__ = ["GENERATED", "DOCS_DIR", "SECTION", "generate", "html_pages", "stale"
 DOCS_DIR = config.REPO_ROOT / "docs"
 
 #: The generated pages, in index order.
-GENERATED = ("models.md", "rules.md", "benchmark.md", "evaluation.md")
+GENERATED = ("models.md", "rules.md", "tokens.md", "benchmark.md", "evaluation.md")
+
+#: The analyst's token tables, in the order ``tokens.md`` presents them.
+TOKEN_TABLES = ("tokens", "tokens_all_parses")
 
 #: A SPEC section reference: ``§5``, ``§5.1`` (ranges such as ``§3–§5`` are two references).
 SECTION = re.compile(r"§(\d+(?:\.\d+)?)")
+
+#: An HTML comment in a page's Markdown (the generated pages' header), left out of the site.
+HTML_COMMENT = re.compile(r"<!--.*?-->\n?", re.S)
 
 #: Seeds whose rows are printed in full in ``rules.md`` (at most this many data rows).
 INLINE_ROWS = 40
@@ -180,6 +189,68 @@ def _rules_page(project: runner.Project) -> str:
     return "\n".join(lines)
 
 
+def _merge_table(seed: str, published: str, merged: str, what: tuple[str, str]) -> list[str]:
+    """Markdown rows of a merge seed grouped by published value (in the seed's order): the published
+    value, the values merged into it, and the seed's notes."""
+    header, rows = _csv_rows(config.SEEDS_DIR / f"{seed}.csv")
+    at = {c: i for i, c in enumerate(header)}
+    groups: dict[str, tuple[list[str], list[str]]] = {}
+    for r in rows:
+        parts, notes = groups.setdefault(r[at[published]], ([], []))
+        if r[at[merged]] not in parts:
+            parts.append(r[at[merged]])
+        if r[at["note"]] and r[at["note"]] not in notes:
+            notes.append(r[at["note"]])
+    lines = [f"| {what[0]} | {what[1]} | notes (seed `{seed}`) |", "|---|---|---|"]
+    for value, (parts, notes) in groups.items():
+        merged_in = ", ".join(f"`{v}`" for v in parts)
+        lines.append(f"| `{value}` | {merged_in}{'' if parts == [value] else ' (merged)'} | {_cell('; '.join(notes))} |")
+    return lines + [""]
+
+
+def _tokens_page(project: runner.Project) -> str:
+    from . import sql as sqlmod
+
+    lines = [_HEADER.format(what="the yml docs of `tokens` and `tokens_all_parses`, the seeds `deprel_published`, "
+                            "`ud_upos_to_tag` and `feats_published_types`, and `sql/analyses/*.sql`"),
+             "# The analyst's token tables\n",
+             "How to query them, with recipes: [analysts.md](analysts.md). Both tables have the same columns; "
+             "their rows differ.\n"]
+    for name in TOKEN_TABLES:
+        lines += [f"## `{name}`\n", " ".join((project.schema[name].get("description") or "").split()) + "\n"]
+    lines += ["## Columns\n", "| column | description |", "|---|---|"]
+    for col in project.schema[TOKEN_TABLES[0]].get("columns") or []:
+        lines.append(f"| `{col['name']}` | {_cell(col.get('description'))} |")
+    lines += ["", "## Merged values\n",
+              "The published layer (SPEC §5) merges several values of the source schemes into one. A merged "
+              "value has no published value of its own (`deprel = 'discourse'` matches no row): query the "
+              "column that keeps it, side by side in the tables below. `mart_variation` says the same per "
+              "category (`published_as`, `merged_from`).\n",
+              "### DEPREL: `deprel` and `deprel_ud`\n",
+              "`deprel_ud` is the relation before the merge (UD v2, with its subtype: `obl:arg`); its universal "
+              "part (before `:`) becomes the published `deprel`:\n"]
+    lines += _merge_table("deprel_published", "deprel", "deprel_ud_base", ("`deprel`", "`deprel_ud` (universal part)"))
+    lines += ["### UPOS: `upos` and `upos_raw`\n",
+              "The UD projects' own UPOS is `upos_raw`; the published `upos` comes from the normalized tag "
+              "(SPEC §3; the XML projects write a tag only, seed `upos_from_tag`):\n"]
+    lines += _merge_table("ud_upos_to_tag", "published_upos", "upos", ("`upos`", "`upos_raw` (UD projects)"))
+    _h, types = _csv_rows(config.SEEDS_DIR / "feats_published_types.csv")
+    lines += ["### FEATS: `feats` and `feats_full`\n",
+              "The published `feats` keep the feature types of the seed `feats_published_types` ("
+              + ", ".join(f"`{t[0]}`" for t in types) + "); `feats_full` keeps every type the source gives "
+              "(`PronType`, `Definite`, `Polarity`, ...), and `mart_variation` the value renames "
+              "(`published_as` of the scheme `pre_merge`).\n",
+              "## Shipped analyses\n",
+              "`sql/analyses/*.sql`, each run by the test suite on the real build; `sphragis sql -f NAME` runs one, "
+              "`sphragis sql --list` lists them.\n", "| analysis | reads | question |", "|---|---|---|"]
+    for name, path in sqlmod.analyses().items():
+        text = path.read_text(encoding="utf-8")
+        reads = sorted(set(re.findall(r"\b(?:from|join)\s+([a-z_][a-z0-9_]*)", text)) & set(project.models))
+        lines.append(f"| `{name}` | {', '.join(f'`{r}`' for r in reads)} | {_cell(sqlmod.description(path))} |")
+    lines.append("")
+    return "\n".join(lines)
+
+
 def _benchmark_page() -> str:
     lines = [_HEADER.format(what="`sql/seeds/benchmark_configs.csv` and `sql/seeds/benchmark_splits.csv`"),
              "# The benchmark: configurations, tracks and splits\n",
@@ -286,7 +357,7 @@ def generate(project: runner.Project | None = None) -> dict[str, str]:
         runner.ModelError: the models do not load.
     """
     project = project or runner.load_project()
-    return {"models.md": _models_page(project), "rules.md": _rules_page(project),
+    return {"models.md": _models_page(project), "rules.md": _rules_page(project), "tokens.md": _tokens_page(project),
             "benchmark.md": _benchmark_page(), "evaluation.md": _evaluation_page()}
 
 
@@ -321,6 +392,9 @@ def html_pages(docs_dir: Path = DOCS_DIR) -> dict[str, tuple[str, str]]:
         texts = generate()
     out = {}
     for name, text in texts.items():
+        # the generated pages' header is an HTML comment for readers of the Markdown source; the
+        # renderer escapes raw HTML, so it would show as text on the site: drop every comment
+        text = HTML_COMMENT.sub("", text)
         html = re.sub(r'href="([A-Za-z0-9_.-]+)\.md(#[^"]*)?"', r'href="\1.html\2"', md.render(text))
         html = html.replace('href="README.html', 'href="index.html')
         title = next((ln[2:].strip() for ln in text.splitlines() if ln.startswith("# ")), name)

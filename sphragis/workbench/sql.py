@@ -64,6 +64,17 @@ def analyses() -> dict[str, Path]:
     return {p.stem: p for p in sorted(d.glob("*.sql"))} if d.is_dir() else {}
 
 
+def description(path: Path) -> str:
+    """An analysis' description: its whole leading ``--`` comment joined into one line (a
+    description spans lines), ``""`` when the file starts with SQL."""
+    head = []
+    for ln in path.read_text(encoding="utf-8").splitlines():
+        if not ln.startswith("--"):
+            break
+        head.append(ln[2:].strip())
+    return " ".join(head)
+
+
 def resolve_file(name: str) -> Path:
     """The ``.sql`` file ``name`` names: an existing regular ``*.sql`` file, else an analysis by stem.
 

@@ -1,5 +1,6 @@
 -- For each author annotated by more than one project: the % of published tokens with DEPREL
--- `conj` in each project, and each pair's difference in percentage points (table `tokens`).
+-- `conj` in each project's own parse of the kept sentences (table `tokens_all_parses`), and each
+-- pair's difference in percentage points.
 with
 
 rates as (
@@ -7,8 +8,8 @@ rates as (
         author,
         project,
         100 * avg((deprel = 'conj')::int) as conj_pct
-    from tokens
-    where is_retained and is_published_token
+    from tokens_all_parses
+    where kept_sentence_key is not null and is_published_token
     group by author, project
 )
 

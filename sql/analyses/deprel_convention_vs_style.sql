@@ -1,8 +1,11 @@
 -- Which DEPREL values vary more between projects than between authors? (SPEC §11)
--- Annotator and authorial variation in percentage points, largest excess first.
+-- Annotator and authorial variation in percentage points, largest excess first, before the merge
+-- (`pre_merge`: deprel_ud) and after it (`published`); `published_as` names the published value a
+-- pre-merge relation is merged into (`discourse` into `advmod`).
 select
     scheme,
     category as deprel,
+    published_as,
     round(annotator_variation_pp, 2) as annotator_pp,
     round(authorial_variation_pp, 2) as authorial_pp,
     n_authors_multi_project as n_authors,
