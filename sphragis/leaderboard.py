@@ -26,16 +26,19 @@ leaderboard", the floor a real model must clear).
 
 from __future__ import annotations
 
+import hashlib
 import json
+import math
 from pathlib import Path
 from typing import Any
 
 from . import config
 from .benchmark import BY_NAME, CONFIGS
-from .files import write_json
-from .predictions import FORMAT, SubmissionError, export_fingerprint
+from .files import JSON_DECIMALS, JSON_RECORD_LIMIT, InputFileError, read_regular, rounded, write_json
+from .predictions import (FORMAT, SCORED_LIMIT, SubmissionError, check_link, check_name, export_fingerprint,
+                          shown)
 
-__all__ = ["DEFAULT_DIR", "LEADERBOARD", "board", "collect", "render_table", "write"]
+__all__ = ["DEFAULT_DIR", "LEADERBOARD", "Refused", "board", "check_entry", "collect", "render_table", "write"]
 
 #: Default folder of scored submissions (relative to the current directory; like ``reports/``).
 DEFAULT_DIR = Path("leaderboard")
@@ -50,7 +53,7 @@ def _held_out(configs) -> list[str]:
 
 
 def _entry(path: Path, doc: dict) -> dict[str, Any]:
-    """The leaderboard's record of a scored submission (figures as the file has them)."""
+    """The leaderboard's record of a scored submission (``doc``: its figures as re-scored)."""
     return {
         "name": doc["name"], "link": doc.get("link"), "file": path.name,
         "predictions_sha256": doc["predictions"]["sha256"],
@@ -65,53 +68,198 @@ def _entry(path: Path, doc: dict) -> dict[str, Any]:
     }
 
 
+#: Most bootstrap resamples the leaderboard re-scores a submission with (its ``protocol.bootstrap``;
+#: ``sphragis score`` uses 999): the re-scoring's time grows with them.
+MAX_RESAMPLES = 9999
+#: The parts of a scored submission computed from its predictions alone: re-scored and compared.
+FIGURES = ("configs", "not_submitted", "track_gap", "track_mean", "same_author_gap")
+#: A configuration's figures taken from the export's leakage report when it was scored (they follow
+#: the audit, not the predictions): not compared, the re-scored ones are used.
+AUDIT_FIGURES = ("floor", "text_baseline", "majority", "beats_floor")
+#: Largest difference allowed between a figure of the file and the same figure re-scored (both
+#: rounded to ``JSON_DECIMALS`` decimals): one unit of the last decimal, as a value at the half may
+#: round either way on another machine.
+TOLERANCE = 1.5 * 10.0 ** -JSON_DECIMALS
+
+
+class Refused(ValueError):
+    """A scored submission the leaderboard does not take; the message is the reason (one line)."""
+
+
+def _compared(doc: dict) -> dict[str, Any]:
+    """The :data:`FIGURES` of a scored submission, each configuration without :data:`AUDIT_FIGURES`."""
+    figures = {k: doc.get(k) for k in FIGURES}
+    if isinstance(figures["configs"], dict):
+        figures["configs"] = {c: ({k: v for k, v in d.items() if k not in AUDIT_FIGURES} if isinstance(d, dict) else d)
+                              for c, d in figures["configs"].items()}
+    return figures
+
+
+def _difference(theirs: Any, ours: Any, where: str) -> str | None:
+    """Where the file's value ``theirs`` differs from the re-scored ``ours`` (the first place, as a
+    reason), or None: the same keys, lengths and types, strings and booleans equal, numbers finite
+    and within :data:`TOLERANCE`."""
+    if isinstance(ours, dict) or isinstance(ours, list):
+        if type(theirs) is not type(ours):
+            return f"{where} must be a{'n object' if isinstance(ours, dict) else ' list'}, found {shown(theirs)}"
+        if len(theirs) != len(ours) or (isinstance(ours, dict) and set(theirs) != set(ours)):
+            keys = sorted(set(theirs) ^ set(ours)) if isinstance(ours, dict) else None
+            return (f"{where} has {'the keys ' + shown(keys) + ' of only one of them' if keys else f'{len(theirs)} items'}"
+                    f" (re-scored: {len(ours)})")
+        pairs = ((theirs[k], ours[k], f"{where}.{k}") for k in ours) if isinstance(ours, dict) else \
+            ((t, o, f"{where}[{i}]") for i, (t, o) in enumerate(zip(theirs, ours)))
+        return next((d for d in (_difference(*p) for p in pairs) if d), None)
+    number = isinstance(ours, (int, float)) and not isinstance(ours, bool)
+    if number and (isinstance(theirs, bool) or not isinstance(theirs, (int, float))):
+        return f"{where} must be a number, found {shown(theirs)}"
+    if number and not math.isfinite(theirs):
+        return f"{where} must be a finite number, found {shown(theirs)}"
+    if number and abs(theirs - ours) <= TOLERANCE:
+        return None
+    if not number and type(theirs) is type(ours) and theirs == ours:
+        return None
+    return f"{where} is {shown(theirs)} in the file, {shown(ours)} re-scored from its predictions"
+
+
+def _protocol(doc: dict) -> dict[str, Any]:
+    """The bootstrap of the file's ``protocol`` (``bootstrap``, ``seed``, ``confidence``), checked:
+    whole numbers 0 to :data:`MAX_RESAMPLES` and 0 to 2**63 - 1, a fraction strictly between 0 and 1."""
+    p = doc["protocol"]
+    for key, low, high in (("bootstrap", 0, MAX_RESAMPLES), ("seed", 0, 2 ** 63 - 1)):
+        v = p.get(key)
+        if isinstance(v, bool) or not isinstance(v, int) or not low <= v <= high:
+            raise Refused(f"protocol.{key} must be a whole number from {low} to {high:,}, found {shown(v)}")
+    c = p.get("confidence")
+    if isinstance(c, bool) or not isinstance(c, (int, float)) or not (math.isfinite(c) and 0 < c < 1):
+        raise Refused(f"protocol.confidence must be a number strictly between 0 and 1, found {shown(c)}")
+    return {"bootstrap": p["bootstrap"], "seed": p["seed"], "confidence": c}
+
+
+def _predictions_file(folder: Path, doc: dict) -> tuple[Path, str]:
+    """The predictions file a scored submission names (``predictions.file``, a file name in
+    ``folder``) and the sha256 it records."""
+    name, digest = doc["predictions"].get("file"), doc["predictions"].get("sha256")
+    if not isinstance(name, str) or not name or name in (".", "..") or "/" in name or "\\" in name \
+            or not name.isprintable():
+        raise Refused(f"predictions.file must be the name of the predictions file beside it, found {shown(name)}")
+    if not isinstance(digest, str) or len(digest) != 64 or not all(ch in "0123456789abcdef" for ch in digest):
+        raise Refused(f"predictions.sha256 must be a sha256 hex digest, found {shown(digest)}")
+    return folder / name, digest
+
+
+def _read_scored(path: Path) -> dict:
+    """A scored submission's JSON object, read as a regular file of at most
+    :data:`~sphragis.predictions.SCORED_LIMIT` bytes."""
+    try:
+        doc = json.loads(read_regular(path, SCORED_LIMIT).decode("utf-8"))
+    except InputFileError as exc:
+        raise Refused(str(exc).removeprefix(f"{path}: ")) from None
+    except OSError as exc:
+        raise Refused(f"unreadable ({exc.strerror})") from None
+    except (ValueError, RecursionError) as exc:
+        raise Refused(f"not JSON ({shown(str(exc), 120)})") from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT or any(
+            not isinstance(doc.get(key), kind) for key, kind in _SHAPE.items()):
+        raise Refused(f"not a scored submission (format {FORMAT}, written by `sphragis score --json`)")
+    return doc
+
+
+#: The members of a scored submission and their JSON types, checked first (their values after).
+_SHAPE = {"name": str, "export": dict, "predictions": dict, "protocol": dict, "configs": dict}
+
+
+def _accept(path: Path, doc: dict, export, held: list[str]) -> dict[str, Any]:
+    """The leaderboard entry of the scored submission ``doc`` (read from ``path``) after its
+    predictions are re-scored against ``export`` (a :class:`sphragis.submission.Export`) and every
+    figure compared (module docstring).
+
+    Raises:
+        Refused: the reason, one line.
+    """
+    from .submission import score_submission
+    from .submission_input import read_bytes
+
+    try:
+        name, link = check_name(doc.get("name"), "name"), check_link(doc.get("link"), "link")
+    except SubmissionError as exc:
+        raise Refused(str(exc)) from None
+    theirs = doc["export"].get("fingerprint")
+    if theirs != export.fingerprint:
+        digest = theirs if isinstance(theirs, str) and len(theirs) == 64 and theirs.isascii() and theirs.isalnum() \
+            else shown(theirs)
+        raise Refused(f"scored against another export (fingerprint {digest}, this export's is "
+                      f"{export.fingerprint}): score it again with `sphragis score`")
+    protocol = _protocol(doc)
+    predictions, digest = _predictions_file(path.parent, doc)
+    missing = [c for c in held if c not in doc["configs"]]
+    if missing:
+        raise Refused(f"does not score {', '.join(missing)}: the leaderboard ranks by the source-held-out track")
+    try:
+        data = read_bytes(predictions)
+    except SubmissionError as exc:
+        raise Refused(f"its predictions file: {exc}") from None
+    if hashlib.sha256(data).hexdigest() != digest:
+        raise Refused(f"its predictions file {predictions} is not the one scored (sha256 "
+                      f"{hashlib.sha256(data).hexdigest()}, the scored file records {digest}): score it again")
+    try:
+        ours = rounded(score_submission(predictions, export.out, **protocol, name=name, link=link, export=export,
+                                        data=data))
+    except SubmissionError as exc:
+        raise Refused(f"its predictions do not fit this export: {exc}") from None
+    different = _difference(_compared(doc), _compared(ours), "figures")
+    if different:
+        raise Refused(f"{different.removeprefix('figures.')}: a scored submission's figures are recomputed "
+                      "from its predictions, and these differ")
+    entry = _entry(path, ours)
+    problem = check_entry(entry)
+    if problem:  # the scorer's own figures out of range: a bug, not the submitter's
+        raise Refused(f"re-scored figures out of range: {problem}")
+    return entry
+
+
 def collect(folder: Path, out: Path) -> dict[str, Any]:
-    """Check every ``*.json`` of ``folder`` against the export ``out`` (module docstring).
+    """Check every ``*.json`` of ``folder`` against the export ``out`` (module docstring): each is
+    read (a regular file of at most :data:`~sphragis.predictions.SCORED_LIMIT` bytes), its name
+    and link checked, its predictions file (beside it) re-scored and every figure compared
+    (:func:`_accept`); a predictions file in JSON named by another scored file is not an entry.
 
     Returns:
-        {"export_fingerprint": str, "entries": [entry, ...] (by file name), "refused":
-        [{"file", "reason"}, ...]}.
+        {"export_fingerprint": str, "entries": [entry, ...] (by file name, each valid by
+        :func:`check_entry`), "refused": [{"file", "reason"}, ...]}.
 
     Raises:
         SubmissionError: ``folder`` is not a directory, or the export has no Parquet file.
     """
+    from .submission import load_export
+
     if not folder.is_dir():
         raise SubmissionError(f"{folder}: no such folder of scored submissions (write them with "
                               "`sphragis score PREDICTIONS --json <folder>/<name>.json`)")
-    fingerprint = export_fingerprint(out)
-    held = _held_out(c for c in CONFIGS if (out / "data" / c).is_dir())
-    entries, refused = [], []
+    export = load_export(out)
+    held = _held_out(export.truth)
+    docs: dict[Path, dict | Refused] = {}
     for path in sorted(folder.glob("*.json")):
         try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            refused.append({"file": str(path), "reason": f"unreadable ({exc})"})
-            continue
+            docs[path] = _read_scored(path)
+        except Refused as exc:
+            docs[path] = exc
+    named = {d["predictions"].get("file") for d in docs.values() if isinstance(d, dict)}
+    entries, refused = [], []
+    for path, doc in docs.items():
+        if isinstance(doc, Refused) and path.name in named:
+            continue  # the predictions of another entry, in JSON Lines
         try:
-            if doc.get("format") != FORMAT:
-                raise TypeError
-            theirs = doc["export"]["fingerprint"]
-            entry = _entry(path, doc)
-        except (AttributeError, KeyError, TypeError):
-            refused.append({"file": str(path), "reason": f"not a scored submission (format {FORMAT}, "
-                                                         "written by `sphragis score --json`)"})
-            continue
-        if theirs != fingerprint:
-            refused.append({"file": str(path), "reason": f"scored against another export (fingerprint {theirs}, "
-                                                         f"this export's is {fingerprint}): score it again "
-                                                         "with `sphragis score`"})
-            continue
-        missing = [c for c in held if c not in entry["configs"]]
-        if missing:
-            refused.append({"file": str(path), "reason": f"does not score {', '.join(missing)}: the leaderboard "
-                                                         "ranks by the source-held-out track"})
-            continue
-        entries.append(entry)
-    return {"export_fingerprint": fingerprint, "entries": entries, "refused": refused}
+            if isinstance(doc, Refused):
+                raise doc
+            entries.append(_accept(path, doc, export, held))
+        except Refused as exc:
+            refused.append({"file": str(path), "reason": str(exc)})
+    return {"export_fingerprint": export.fingerprint, "entries": entries, "refused": refused}
 
 
 def write(folder: Path, out: Path) -> tuple[Path, dict[str, Any]]:
-    """:func:`collect` and write the result to ``<out>/metadata/leaderboard.json``.
+    """:func:`collect` and write the result to ``<out>/metadata/leaderboard.json`` (only entries
+    that passed every check are in it; nothing is written when :func:`collect` raises).
 
     Returns:
         (the path written, the document).
@@ -120,9 +268,65 @@ def write(folder: Path, out: Path) -> tuple[Path, dict[str, Any]]:
     return write_json(out / LEADERBOARD, doc), doc
 
 
-def _load(path: Path) -> dict | None:
+def _fraction(v: Any, low: float = 0.0) -> bool:
+    return not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v) and low <= v <= 1
+
+
+def _interval_ok(ci: Any, low: float = 0.0) -> bool:
+    return ci is None or (isinstance(ci, list) and len(ci) == 2 and all(_fraction(x, low) for x in ci)
+                          and ci[0] <= ci[1])
+
+
+def check_entry(entry: Any) -> str | None:
+    """What is wrong with a leaderboard entry (the shape :func:`collect` writes), or None: the name
+    and link as :func:`~sphragis.predictions.check_name` and
+    :func:`~sphragis.predictions.check_link` take them; per configuration, accuracy and macro-F1
+    fractions in [0, 1] with None or a ``[low, high]`` CI of fractions, top-k a fraction or None,
+    ``beats_floor`` a boolean or None; the held-out track's mean a fraction with its CI; the gaps
+    on the same authors None or in [-1, 1]. What the board (:func:`board`) renders is checked
+    again when it reads ``metadata/leaderboard.json``, which may have been edited."""
+    if not isinstance(entry, dict):
+        return f"an entry must be an object, found {shown(entry)}"
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        check_name(entry.get("name"), "name")
+        check_link(entry.get("link"), "link")
+    except SubmissionError as exc:
+        return str(exc)
+    configs = entry.get("configs")
+    if not isinstance(configs, dict) or not configs or not all(c in BY_NAME for c in configs):
+        return f"configs must map configurations to figures, found {shown(configs)}"
+    for cfg, d in configs.items():
+        if not isinstance(d, dict):
+            return f"configs.{cfg} must be an object, found {shown(d)}"
+        for key in ("accuracy", "macro_f1"):
+            if not _fraction(d.get(key)) or not _interval_ok(d.get(f"{key}_ci")):
+                return (f"configs.{cfg}.{key} must be a fraction in [0, 1] with its CI, found "
+                        f"{shown(d.get(key))} {shown(d.get(f'{key}_ci'))}")
+        if d.get("top_k") is not None and not _fraction(d["top_k"]):
+            return f"configs.{cfg}.top_k must be a fraction in [0, 1], found {shown(d['top_k'])}"
+        if d.get("beats_floor") is not None and not isinstance(d["beats_floor"], bool):
+            return f"configs.{cfg}.beats_floor must be true, false or null, found {shown(d['beats_floor'])}"
+    means = entry.get("track_mean", {})
+    if not isinstance(means, dict):
+        return f"track_mean must be an object, found {shown(means)}"
+    mean = means.get(HELD_OUT_TRACK)
+    if mean is not None and not (isinstance(mean, dict) and _fraction(mean.get("accuracy"))
+                                 and _interval_ok(mean.get("ci"))):
+        return f"track_mean.{HELD_OUT_TRACK} must be a fraction in [0, 1] with its CI, found {shown(mean)}"
+    gaps = entry.get("same_author_gap", {})
+    if not isinstance(gaps, dict):
+        return f"same_author_gap must be an object, found {shown(gaps)}"
+    for cfg, g in gaps.items():
+        if g is not None and not (isinstance(g, dict) and _fraction(g.get("accuracy"), -1.0)
+                                  and _interval_ok(g.get("ci"), -1.0)):
+            return f"same_author_gap.{cfg} must be a difference in [-1, 1] with its CI, found {shown(g)}"
+    return None
+
+
+def _load(path: Path) -> dict | None:
+    """The JSON document ``path`` of the export (a regular file, bounded), or None when absent."""
+    try:
+        return json.loads(read_regular(path, JSON_RECORD_LIMIT).decode("utf-8"))
     except FileNotFoundError:
         return None
 
@@ -219,11 +423,17 @@ def board(out: Path) -> dict[str, Any] | None:
     fingerprint = None
     if accepted is not None:
         fingerprint = export_fingerprint(out)
+        accepted = accepted if isinstance(accepted, dict) else {}
+        entries = accepted.get("entries") if isinstance(accepted.get("entries"), list) else [None]
         if accepted.get("export_fingerprint") != fingerprint:
-            note = (f"{len(accepted.get('entries', []))} submission(s) of {LEADERBOARD} were scored against another "
+            note = (f"{len(entries)} submission(s) of {LEADERBOARD} were scored against another "
                     "export and are not shown: score them again and run `sphragis leaderboard`")
         else:
-            rows += [_submission_row(e, configs) for e in accepted["entries"]]
+            valid = [e for e in entries if check_entry(e) is None]
+            rows += [_submission_row(e, configs) for e in valid]
+            if len(valid) < len(entries):  # the file was edited after `sphragis leaderboard` wrote it
+                note = (f"{len(entries) - len(valid)} submission(s) of {LEADERBOARD} are not shown: their "
+                        "figures are not valid; run `sphragis leaderboard` again")
     held = _held_out(configs)
     for r in rows:
         r["held_out_mean"] = r["held_out_mean"] if r["held_out_mean"] is not None else _mean(
