@@ -4,12 +4,23 @@ leaderboard", the floor a real model must clear).
 
 * **Submissions.** A folder (default ``leaderboard/``) of scored submissions, the ``--json`` files
   of ``sphragis score`` (:mod:`sphragis.submission`, format ``sphragis-score/1``), each with a name,
-  an optional link and the fingerprint of the export it was scored against. :func:`collect` takes
-  a file only when its fingerprint is this export's (:func:`sphragis.submission.export_fingerprint`)
-  and it scores every ``source_held_out_*`` configuration of the export (the ranking's key);
-  every other file is refused with the reason. The accepted entries go to
-  ``<export>/metadata/leaderboard.json`` with the fingerprint (:func:`write`; ``sphragis
-  leaderboard``, whose command line is in :mod:`sphragis.submission`, then re-renders the card).
+  an optional link, the fingerprint of the export it was scored against and its predictions file
+  (``predictions.file``, a file name, and its ``sha256``), which lies **beside it** in the folder:
+  ``leaderboard/<name>.json`` and e.g. ``leaderboard/<name>.jsonl``. Scores are computed, not
+  trusted (SPEC §13): :func:`collect` reads each ``*.json`` (a regular file of at most
+  :data:`~sphragis.predictions.SCORED_LIMIT` bytes), checks its name and link
+  (:func:`~sphragis.predictions.check_name`, :func:`~sphragis.predictions.check_link`), that its
+  fingerprint is this export's (:func:`sphragis.submission.export_fingerprint`), that it scores
+  every ``source_held_out_*`` configuration of the export (the ranking's key) and that the
+  predictions file has the recorded sha256; then it re-scores the predictions with the file's
+  bootstrap protocol (at most :data:`MAX_RESAMPLES` resamples) and compares every figure computed
+  from them (:data:`FIGURES`: per configuration, the track gaps, the track means and the gaps on
+  the same authors; same keys and types, finite numbers within :data:`TOLERANCE`). A file that
+  fails any of these is refused with the reason (one line); the entries of the accepted ones are
+  made from the re-scored figures and checked (:func:`check_entry`) before anything is written.
+  They go to ``<export>/metadata/leaderboard.json`` with the fingerprint (:func:`write`;
+  ``sphragis leaderboard``, whose command line is in :mod:`sphragis.submission`, then re-renders
+  the card).
 * **Rows** (:func:`board`, what the card, the docs page and ``sphragis leaderboard`` render):
   the accepted submissions and, from ``metadata/leakage_report.json``, the floor (markup →
   author), the text baseline, the genre and project lookups and the majority baseline; per row the
@@ -20,8 +31,10 @@ leaderboard", the floor a real model must clear).
   scored on the held-out track's authors), and for submissions on how many configurations the
   CI's lower bound beats the floor. Sorted by the held-out mean, best first (ties by name). Every
   "–" has its reason in the board's ``dashes`` (:data:`DASHES`). An entry whose recorded
-  fingerprint is not the export's (the export changed after ``sphragis leaderboard``) is left
-  out, with a note.
+  fingerprint is not the export's (the export changed after ``sphragis leaderboard``), or that
+  :func:`check_entry` finds invalid (the file edited since), is left out, with a note. Renderers
+  escape a submission's name and link (the card: :func:`sphragis.submission_report.markdown_link`;
+  the docs site: Jinja's HTML autoescaping).
 """
 
 from __future__ import annotations
@@ -147,6 +160,10 @@ def _predictions_file(folder: Path, doc: dict) -> tuple[Path, str]:
     return folder / name, digest
 
 
+#: The members of a scored submission and their JSON types, checked first (their values after).
+_SHAPE = {"name": str, "export": dict, "predictions": dict, "protocol": dict, "configs": dict}
+
+
 def _read_scored(path: Path) -> dict:
     """A scored submission's JSON object, read as a regular file of at most
     :data:`~sphragis.predictions.SCORED_LIMIT` bytes."""
@@ -163,9 +180,6 @@ def _read_scored(path: Path) -> dict:
         raise Refused(f"not a scored submission (format {FORMAT}, written by `sphragis score --json`)")
     return doc
 
-
-#: The members of a scored submission and their JSON types, checked first (their values after).
-_SHAPE = {"name": str, "export": dict, "predictions": dict, "protocol": dict, "configs": dict}
 
 
 def _accept(path: Path, doc: dict, export, held: list[str]) -> dict[str, Any]:

@@ -54,10 +54,10 @@ REFERENCE = Path("metadata") / "reference_submission.jsonl"
 NAME_LIMIT = 100
 #: Longest submission link (characters).
 LINK_LIMIT = 2000
-#: Largest predictions file read (bytes): one record per test row of every configuration is
-#: about 20 MB on the benchmark (the reference submission, ``metadata/reference_submission.jsonl``,
-#: is 9 MB), with a score per author several times that.
-PREDICTIONS_LIMIT = 1 << 30
+#: Largest predictions file read (bytes): the reference submission
+#: (``metadata/reference_submission.jsonl``, one record per test row of the audited
+#: configurations) is about 1 MB; every configuration with a score per author fits many times over.
+PREDICTIONS_LIMIT = 256 << 20
 #: Largest scored submission read (bytes): its figures per configuration and author are well
 #: under 1 MB.
 SCORED_LIMIT = 16 << 20

@@ -41,7 +41,14 @@ as its own CI's) and then the held-out one's.
 **Export fingerprint** (:func:`sphragis.predictions.export_fingerprint`, the sha256 of the
 export's Parquet files' hashes): every scored submission records it; the leaderboard
 (:mod:`sphragis.leaderboard`, ``sphragis leaderboard``, whose command line is here) takes only
-submissions scored against the export it is rendered for.
+submissions scored against the export it is rendered for, and re-scores their predictions, which
+lie beside the scored JSON (its ``predictions.file`` and ``sha256``).
+
+**Bounded input** (SPEC §13): the predictions file is read once, as a regular file of at most
+:data:`~sphragis.predictions.PREDICTIONS_LIMIT` bytes (a FIFO, a device or a larger file is refused
+in one line naming it and the limit), and its sha256 is of those bytes; a CSV field may be as long
+as the file. The name and link are checked before the scoring
+(:func:`~sphragis.predictions.check_name`, :func:`~sphragis.predictions.check_link`).
 
 **Outputs**: a plain-text table (stdout), ``--json`` (the scored submission: what the
 leaderboard collects) and ``--markdown``.
@@ -66,7 +73,8 @@ import numpy as np
 from . import config, leaderboard
 from .benchmark import BY_NAME, CHUNK_SIZES, CONFIGS, config_of
 from .files import JSON_DECIMALS, check_output_file, rounded, write_json, write_text_atomic
-from .predictions import EVAL_SPLIT, FORMAT, TOP_K, SubmissionError, check_link, check_name, export_fingerprint
+from .predictions import (EVAL_SPLIT, FORMAT, NAME_LIMIT, TOP_K, SubmissionError, check_link, check_name,
+                          export_fingerprint)
 from .state import state_dir
 from .submission_input import Predictions, Truth, load_truth, read_bytes, read_predictions
 from .submission_report import render_markdown, render_table
@@ -348,9 +356,11 @@ def register(subparsers) -> None:
         "submission the leaderboard collects (sphragis leaderboard).")
     s.add_argument("predictions", metavar="PREDICTIONS", help="predictions file (.jsonl or .csv)")
     s.add_argument("--out", help="export directory (default: SPHRAGIS_OUT)")
-    s.add_argument("--name", help="submission name (default: the file name without extension)")
-    s.add_argument("--link", help="URL of the model or paper (shown on the leaderboard)")
-    s.add_argument("--json", metavar="PATH", help="write the scored submission as JSON (e.g. into leaderboard/)")
+    s.add_argument("--name", help=f"submission name, one line of at most {NAME_LIMIT} printable characters "
+                   "(default: the file name without extension)")
+    s.add_argument("--link", help="http(s) URL of the model or paper (shown on the leaderboard)")
+    s.add_argument("--json", metavar="PATH", help="write the scored submission as JSON (e.g. leaderboard/NAME.json, "
+                   "beside the predictions file leaderboard/NAME.jsonl: the leaderboard re-scores it)")
     s.add_argument("--markdown", metavar="PATH", help="write the report as Markdown")
     add_bootstrap_options(s, "test rows")
     s.set_defaults(func=_cmd_score)
@@ -376,7 +386,9 @@ def register_leaderboard(subparsers) -> None:
         "leaderboard", help="collect scored submissions into the export's leaderboard (card and docs site)",
         description="Take every scored submission (`sphragis score --json`) of FOLDER that was scored against "
         "this export (same export fingerprint) and scores every source_held_out_* configuration; refuse "
-        "the others with the reason. Writes metadata/leaderboard.json into the export, re-renders the "
+        "the others with the reason. The predictions file each one names (its predictions.file) must lie "
+        "beside it in FOLDER with the sha256 it records: the predictions are scored again and a file whose "
+        "figures differ is refused. Writes metadata/leaderboard.json into the export, re-renders the "
         "dataset card and prints the leaderboard: the submissions with the leakage floor and the "
         "baselines of metadata/leakage_report.json, sorted by the source-held-out track.")
     a.add_argument("folder", nargs="?", default=str(leaderboard.DEFAULT_DIR), metavar="FOLDER",

@@ -518,13 +518,14 @@ def test_leaderboard_in_headless_chromium(tmp_path):
     out = tmp_path / "export"
     for cfg in CONFIGS:
         make_export(out, 1, cfg, {"train": 4, "validation": 2, "test": 2})
-    preds = tmp_path / "perfect.jsonl"
+    board = tmp_path / "board"
+    board.mkdir()
+    preds = board / "perfect.jsonl"  # beside its scored JSON: the leaderboard re-scores it
     with preds.open("w", encoding="utf-8") as fh:
         for cfg in CONFIGS:
             t = pq.read_table(out / "data" / cfg / "test-00000-of-00001.parquet", columns=["id", "author"])
             for i, a in zip(t.column("id").to_pylist(), t.column("author").to_pylist()):
                 fh.write(json.dumps({"id": i, "config": cfg, "author": a}) + "\n")
-    board = tmp_path / "board"
     assert cli.main(["score", str(preds), "--out", str(out), "--name", "Perfect", "--json",
                      str(board / "perfect.json"), "--bootstrap", "99"]) == 0
     assert cli.main(["leaderboard", str(board), "--out", str(out)]) == 0

@@ -558,10 +558,12 @@ def test_an_edited_leaderboard_file_is_checked_where_it_is_rendered(export, tmp_
     nan["name"], nan["configs"]["source_held_out_1"]["accuracy"] = "NaN model", float("nan")
     text = json.loads(json.dumps(doc["entries"][0]))
     text["name"], text["configs"]["sentence_1"]["accuracy"] = "Text model", "0.9"
-    doc["entries"] += [nan, text]
+    hostile = json.loads(json.dumps(doc["entries"][0]))  # valid: a name is data, escaped where rendered
+    hostile["name"], hostile["link"] = '<img src=x onerror="alert(1)">', "https://x.org/a'b"
+    doc["entries"] += [nan, text, hostile]
     path.write_text(json.dumps(doc), encoding="utf-8")
     b = leaderboard.board(out)
-    assert [r["system"] for r in b["rows"]] == ["Honest"]
+    assert [r["system"] for r in b["rows"]] == [hostile["name"], "Honest"]
     assert b["note"] == ("2 submission(s) of metadata/leaderboard.json are not shown: their figures are not valid; "
                          "run `sphragis leaderboard` again")
     assert "nan" not in leaderboard.render_table(b)
@@ -570,6 +572,12 @@ def test_an_edited_leaderboard_file_is_checked_where_it_is_rendered(export, tmp_
     site.build_site(tmp_path / "site", warehouse=tmp_path / "absent.duckdb", export=out)
     html = (tmp_path / "site" / "leaderboard.html").read_text(encoding="utf-8")
     assert "Honest" in html and "NaN model" not in html and "2 submission(s) of metadata/leaderboard.json" in html
+    import lxml.html
+
+    page = lxml.html.document_fromstring(html)
+    assert not page.xpath("//img") and not page.xpath("//@onerror")
+    assert page.xpath("//tr[@class='submission']/td[2]/text()")[0].strip() == hostile["name"]
+    assert page.xpath("//code[@class='link']/text()") == [hostile["link"]]
     assert leaderboard.check_entry(nan) == ("configs.source_held_out_1.accuracy must be a fraction in [0, 1] with "
                                             "its CI, found nan [1.0, 1.0]")
 
@@ -624,3 +632,10 @@ def test_score_refuses_a_name_or_link_that_is_not_data_before_scoring(export, tm
     odd = _write_jsonl(tmp_path / ("y" * 120 + ".jsonl"), _perfect(export))
     assert cli.main(["score", str(odd), "--out", str(export), "--bootstrap", "0"]) == 1
     assert "(as the name; give another with --name): the submission name has 120 characters" in capsys.readouterr().err
+
+
+def test_the_scoring_page_states_the_limits_the_code_applies():
+    text = (Path(__file__).resolve().parents[1] / "docs" / "scoring.md").read_text(encoding="utf-8")
+    for figure in (f"at most {predictions.PREDICTIONS_LIMIT >> 20} MiB", f"at most {predictions.NAME_LIMIT}\nprintable",
+                   f"at most {predictions.SCORED_LIMIT >> 20} MiB", f"at most {leaderboard.MAX_RESAMPLES:,} resamples"):
+        assert figure in text, figure
