@@ -115,10 +115,10 @@ def _difference(theirs: Any, ours: Any, where: str) -> str | None:
     if isinstance(ours, dict) or isinstance(ours, list):
         if type(theirs) is not type(ours):
             return f"{where} must be a{'n object' if isinstance(ours, dict) else ' list'}, found {shown(theirs)}"
-        if len(theirs) != len(ours) or (isinstance(ours, dict) and set(theirs) != set(ours)):
-            keys = sorted(set(theirs) ^ set(ours)) if isinstance(ours, dict) else None
-            return (f"{where} has {'the keys ' + shown(keys) + ' of only one of them' if keys else f'{len(theirs)} items'}"
-                    f" (re-scored: {len(ours)})")
+        if isinstance(ours, dict) and set(theirs) != set(ours):
+            return f"{where} has the keys {shown(sorted(set(theirs) ^ set(ours)))} in only one of the two"
+        if len(theirs) != len(ours):
+            return f"{where} has {len(theirs)} items, re-scored {len(ours)}"
         pairs = ((theirs[k], ours[k], f"{where}.{k}") for k in ours) if isinstance(ours, dict) else \
             ((t, o, f"{where}[{i}]") for i, (t, o) in enumerate(zip(theirs, ours)))
         return next((d for d in (_difference(*p) for p in pairs) if d), None)
@@ -179,7 +179,6 @@ def _read_scored(path: Path) -> dict:
             not isinstance(doc.get(key), kind) for key, kind in _SHAPE.items()):
         raise Refused(f"not a scored submission (format {FORMAT}, written by `sphragis score --json`)")
     return doc
-
 
 
 def _accept(path: Path, doc: dict, export, held: list[str]) -> dict[str, Any]:
@@ -257,7 +256,8 @@ def collect(folder: Path, out: Path) -> dict[str, Any]:
             docs[path] = _read_scored(path)
         except Refused as exc:
             docs[path] = exc
-    named = {d["predictions"].get("file") for d in docs.values() if isinstance(d, dict)}
+    named = {d["predictions"].get("file") for d in docs.values()
+             if isinstance(d, dict) and isinstance(d["predictions"].get("file"), str)}
     entries, refused = [], []
     for path, doc in docs.items():
         if isinstance(doc, Refused) and path.name in named:
