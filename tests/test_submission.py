@@ -639,3 +639,18 @@ def test_the_scoring_page_states_the_limits_the_code_applies():
     for figure in (f"at most {predictions.PREDICTIONS_LIMIT >> 20} MiB", f"at most {predictions.NAME_LIMIT}\nprintable",
                    f"at most {predictions.SCORED_LIMIT >> 20} MiB", f"at most {leaderboard.MAX_RESAMPLES:,} resamples"):
         assert figure in text, figure
+
+
+def test_the_markdown_report_renders_a_hostile_name_as_text(export, tmp_path):
+    import lxml.html
+    from markdown_it import MarkdownIt
+
+    preds = _write_jsonl(tmp_path / "m.jsonl", _perfect(export))
+    name, link = "<script>alert(1)</script> ## [x](javascript:y) | *z*", "https://x.org/a_(b)?c=1&d='e'"
+    scored = submission.rounded(submission.score_submission(preds, export, bootstrap=0, seed=776, confidence=0.95,
+                                                            name=name, link=link))
+    md = submission.render_markdown(scored)
+    page = lxml.html.document_fromstring(MarkdownIt("commonmark", {"html": True}).enable("table").render(md))
+    assert not page.xpath("//script") and page.xpath("//h1")[0].text_content() == name
+    assert page.xpath("//h1/a/@href") == ["https://x.org/a_%28b%29?c=1&d='e'"]
+    assert len(page.xpath("//h1")) == 1 and f"{name}: m.jsonl scored against the export" in page.text_content()
