@@ -8,7 +8,8 @@ Subcommands (``sphragis <cmd> --help`` explains each):
 * ``eval``   the evaluation toolkit of seed 001 (SPEC §12);
 * ``audit``  the leakage audit and text baselines (SPEC §11);
 * ``score``  score authorship predictions against the export (:mod:`sphragis.submission`);
-* ``leaderboard`` the leaderboard of scored submissions (:mod:`sphragis.leaderboard`);
+* ``leaderboard`` the leaderboard of scored submissions, re-scored (:mod:`sphragis.leaderboard_collect`;
+  rendered by :mod:`sphragis.leaderboard`);
 * ``report`` the variation and leakage report (SPEC §11);
 * ``export-treebank`` the leakage-clean CoNLL-U training treebank for parsers (seed 001);
 * ``sql``    read-only SQL on the warehouse, or an interactive shell (:mod:`sphragis.workbench.sql`);
@@ -269,7 +270,8 @@ def _load_extensions() -> None:
     import importlib
 
     for mod in ("sphragis.evaluation.cli", "sphragis.audit", "sphragis.report", "sphragis.bench",
-                "sphragis.bench_audit", "sphragis.export.treebank", "sphragis.workbench.cli", "sphragis.submission"):
+                "sphragis.bench_audit", "sphragis.export.treebank", "sphragis.workbench.cli", "sphragis.submission",
+                "sphragis.leaderboard_collect"):
         try:
             m = importlib.import_module(mod)
         except ModuleNotFoundError as exc:

@@ -40,7 +40,7 @@ as its own CI's) and then the held-out one's.
 
 **Export fingerprint** (:func:`sphragis.predictions.export_fingerprint`, the sha256 of the
 export's Parquet files' hashes): every scored submission records it; the leaderboard
-(:mod:`sphragis.leaderboard`, ``sphragis leaderboard``, whose command line is here) takes only
+(:mod:`sphragis.leaderboard_collect`, ``sphragis leaderboard``) takes only
 submissions scored against the export it is rendered for, and re-scores their predictions, which
 lie beside the scored JSON (its ``predictions.file`` and ``sha256``).
 
@@ -70,7 +70,7 @@ from typing import Any
 
 import numpy as np
 
-from . import config, leaderboard
+from . import config
 from .benchmark import BY_NAME, CHUNK_SIZES, CONFIGS, config_of
 from .files import JSON_DECIMALS, check_output_file, rounded, write_json, write_text_atomic
 from .predictions import (EVAL_SPLIT, FORMAT, NAME_LIMIT, TOP_K, SubmissionError, check_link, check_name,
@@ -342,7 +342,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
 
 
 def register(subparsers) -> None:
-    """Add ``sphragis score`` and ``sphragis leaderboard`` to the CLI (loaded by :mod:`sphragis.cli`)."""
+    """Add ``sphragis score`` to the CLI (loaded by :mod:`sphragis.cli`)."""
     from .evaluation.cli import add_bootstrap_options
 
     s = subparsers.add_parser(
@@ -364,34 +364,3 @@ def register(subparsers) -> None:
     s.add_argument("--markdown", metavar="PATH", help="write the report as Markdown")
     add_bootstrap_options(s, "test rows")
     s.set_defaults(func=_cmd_score)
-    register_leaderboard(subparsers)
-
-
-def _cmd_leaderboard(args: argparse.Namespace) -> int:
-    out = Path(args.out) if args.out else config.settings().out
-    path, doc = leaderboard.write(Path(args.folder), out)
-    for r in doc["refused"]:
-        print(f"leaderboard: refused {r['file']}: {r['reason']}", file=sys.stderr)
-    sys.stdout.write(leaderboard.render_table(leaderboard.board(out)))
-    from .audit import card_note, rerender_card  # the audit's re-rendering, with its note
-
-    print(f"leaderboard: {len(doc['entries'])} submission(s) accepted, {len(doc['refused'])} refused; wrote "
-          f"{path}; {card_note(out, rerender_card(out))}", file=sys.stderr)
-    return 0
-
-
-def register_leaderboard(subparsers) -> None:
-    """Add ``sphragis leaderboard`` (:mod:`sphragis.leaderboard`) to the CLI."""
-    a = subparsers.add_parser(
-        "leaderboard", help="collect scored submissions into the export's leaderboard (card and docs site)",
-        description="Take every scored submission (`sphragis score --json`) of FOLDER that was scored against "
-        "this export (same export fingerprint) and scores every source_held_out_* configuration; refuse "
-        "the others with the reason. The predictions file each one names (its predictions.file) must lie "
-        "beside it in FOLDER with the sha256 it records: the predictions are scored again and a file whose "
-        "figures differ is refused. Writes metadata/leaderboard.json into the export, re-renders the "
-        "dataset card and prints the leaderboard: the submissions with the leakage floor and the "
-        "baselines of metadata/leakage_report.json, sorted by the source-held-out track.")
-    a.add_argument("folder", nargs="?", default=str(leaderboard.DEFAULT_DIR), metavar="FOLDER",
-                   help=f"folder of scored submissions (default {leaderboard.DEFAULT_DIR}/)")
-    a.add_argument("--out", help="export directory (default: SPHRAGIS_OUT)")
-    a.set_defaults(func=_cmd_leaderboard)

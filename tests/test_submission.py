@@ -23,7 +23,7 @@ pytest.importorskip("sklearn", reason="the scorer uses scikit-learn's metrics (e
 from sklearn.metrics import f1_score, precision_recall_fscore_support  # noqa: E402
 from test_audit import make_export  # noqa: E402
 
-from sphragis import cli, leaderboard, predictions, submission  # noqa: E402
+from sphragis import cli, leaderboard, leaderboard_collect, predictions, submission  # noqa: E402
 from sphragis.benchmark import CONFIGS  # noqa: E402
 from sphragis.evaluation.bootstrap import (classification_interval, draw, label_counts, label_resamples,  # noqa: E402
                                            percentile_interval)
@@ -139,7 +139,7 @@ def test_a_submission_scored_against_another_export_is_refused(export, tmp_path)
     partial = dict(other, export={"fingerprint": fingerprint}, configs={"sentence_1": other["configs"]["sentence_1"]})
     (board_dir / "partial.json").write_text(json.dumps(partial), encoding="utf-8")
     (board_dir / "junk.json").write_text('{"format": "sphragis-score/1", "export": []}', encoding="utf-8")
-    doc = leaderboard.collect(board_dir, export)
+    doc = leaderboard_collect.collect(board_dir, export)
     assert [e["name"] for e in doc["entries"]] == ["Perfect"]
     assert doc["refused"] == [
         {"file": str(board_dir / "junk.json"),
@@ -459,7 +459,7 @@ def test_the_leaderboard_recomputes_every_figure_and_refuses_what_differs(export
     (board_dir / "edited.jsonl").write_text((board_dir / "edited.jsonl").read_text() + "\n", encoding="utf-8")
     _forge(board_dir, "gone", honest, lambda d: None)
     (board_dir / "gone.jsonl").unlink()
-    doc = leaderboard.collect(board_dir, export)
+    doc = leaderboard_collect.collect(board_dir, export)
     assert [e["name"] for e in doc["entries"]] == ["Honest"]
     reasons = {Path(r["file"]).stem: r["reason"] for r in doc["refused"]}
     assert reasons == {
@@ -528,7 +528,7 @@ def test_the_leaderboard_reads_regular_files_of_bounded_size(export, tmp_path):
     _forge(board_dir, "big", honest, lambda d: None)
     with open(board_dir / "big.jsonl", "wb") as fh:
         fh.truncate(predictions.PREDICTIONS_LIMIT + 1)
-    doc = leaderboard.collect(board_dir, export)
+    doc = leaderboard_collect.collect(board_dir, export)
     watchdog.cancel()
     assert [e["file"] for e in doc["entries"]] == ["honest.json"]
     reasons = {Path(r["file"]).name: r["reason"] for r in doc["refused"]}
@@ -637,7 +637,7 @@ def test_score_refuses_a_name_or_link_that_is_not_data_before_scoring(export, tm
 def test_the_scoring_page_states_the_limits_the_code_applies():
     text = (Path(__file__).resolve().parents[1] / "docs" / "scoring.md").read_text(encoding="utf-8")
     for figure in (f"at most {predictions.PREDICTIONS_LIMIT >> 20} MiB", f"at most {predictions.NAME_LIMIT}\nprintable",
-                   f"at most {predictions.SCORED_LIMIT >> 20} MiB", f"at most {leaderboard.MAX_RESAMPLES:,} resamples"):
+                   f"at most {predictions.SCORED_LIMIT >> 20} MiB", f"at most {leaderboard_collect.MAX_RESAMPLES:,} resamples"):
         assert figure in text, figure
 
 
