@@ -37,7 +37,7 @@ from rich.console import Console
 
 from . import config, fetch, pins, runner
 from .progress import progress as _progress
-from .build_summary import LOG_WIDTH, BuildSummary, console, print_plan, print_summary  # noqa: F401 (re-exported)
+from .build_summary import LOG_WIDTH, BuildSummary, console, largest_sentence_note, print_plan, print_summary  # noqa: F401 (re-exported)
 from .files import check_output_file
 from .hugepages import disable_transparent_huge_pages
 from .ingest_state import (RAW_TABLES, ingest_fingerprint, source_digests, source_fingerprints,  # noqa: F401
@@ -216,7 +216,7 @@ def run_models(con: duckdb.DuckDBPyConnection, out: Console, summary: BuildSumma
             report = runner.execute(con, project, options, on_model=on_model)
         except runner.ModelError as exc:
             if isinstance(exc.__cause__, duckdb.OutOfMemoryException):
-                raise runner.ModelError(f"{exc}\n{largest_sentence_note(con)}") from exc
+                raise runner.ModelError(f"{exc}\n{largest_sentence_note(con, MEMORY_LIMIT)}") from exc
             raise
     summary.models = {k: v for k, v in report.rows.items()}
     summary.status = report.status
@@ -228,22 +228,6 @@ def run_models(con: duckdb.DuckDBPyConnection, out: Console, summary: BuildSumma
     summary.manifest = report.manifest
     summary.unchanged_output = set(report.unchanged_output)
     return report
-
-
-def largest_sentence_note(con: duckdb.DuckDBPyConnection) -> str:
-    """What to say after a model ran out of memory (the memory limit :data:`MEMORY_LIMIT`): the
-    warehouse's largest sentence (tokens, file and upstream id, from ``raw_sentences``), usually
-    the cause when a model's memory grows with the square of a sentence's length."""
-    try:
-        row = con.execute("select s.n_tokens, f.path, s.upstream_sentence_id from raw_sentences as s "
-                          "inner join raw_files as f using (file_id) "
-                          "order by s.n_tokens desc, f.path, s.sentence_pos limit 1").fetchone()
-    except duckdb.Error as exc:
-        return f"out of memory (DuckDB memory_limit {MEMORY_LIMIT}); the largest sentence is unknown ({exc})"
-    if row is None:
-        return f"out of memory (DuckDB memory_limit {MEMORY_LIMIT}); the warehouse has no sentence"
-    return (f"out of memory (DuckDB memory_limit {MEMORY_LIMIT}); the largest sentence of the warehouse: "
-            f"{row[0]:,} tokens, {row[1]} sentence {row[2]}")
 
 
 def _previous_state(target: Path) -> tuple[dict, dict]:
