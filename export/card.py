@@ -1,4 +1,4 @@
-"""The dataset card (``README.md``) of an export, generated from the export itself (SPEC §9; issue 19).
+"""The dataset card (``README.md``) of an export, generated from the export itself (SPEC §9).
 
 The card follows the section layout of the Hugging Face Hub dataset-card template (summary, tasks
 and leaderboard, languages, structure, splits, curation, source data, annotations, limitations,

@@ -1,4 +1,4 @@
-"""Transparent huge pages off for the build's process tree (issue #14, SPEC §13).
+"""Transparent huge pages off for the build's process tree (SPEC §13).
 
 DuckDB frees and re-allocates its query memory constantly (hash tables, sort runs, string buffers,
 256 KiB storage blocks). Where the kernel backs such memory with transparent huge pages (mode

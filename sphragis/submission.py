@@ -1,5 +1,5 @@
 """``sphragis score``: score an authorship submission against the export, the same way for every
-model, and compare it with the leakage floor (issue 34; SPEC §11; seed 000 "Residual leakage",
+model, and compare it with the leakage floor (SPEC §11; seed 000 "Residual leakage",
 "Source-held-out track").
 
 **Input.** A predictions file, JSON Lines (``.jsonl``, ``.ndjson``, ``.json``; one object per line)

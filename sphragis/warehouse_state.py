@@ -1,7 +1,7 @@
 """The warehouse file and its manifest file: where the manifest goes (:func:`manifest_path`), the
 stamp of the file it describes (:func:`warehouse_stamp`), every table's recorded content
 (:func:`record_contents`) and the check of tables changed behind a build's back
-(:func:`changed_tables`, :func:`distrust`; issue #27)."""
+(:func:`changed_tables`, :func:`distrust`; SPEC §13)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The generated pages of ``docs/`` (issue 32): written from the checked-in seeds, the models' yml
+"""The generated pages of ``docs/``: written from the checked-in seeds, the models' yml
 docs, the benchmark seeds and the evaluation definitions, so the documentation cannot drift from
 what the build runs.
 
