@@ -1,4 +1,4 @@
--- The words of every unit as the passage-overlap measure sees them (SPEC §7.1, issue 29): the
+-- The words of every unit as the passage-overlap measure sees them (SPEC §7.1): the
 -- published text with diacritics removed (macro overlap_words), then every edition variant of the
 -- seed edition_variants applied in variant_order (so μεγάροισιν and μεγάροισι are one word), and
 -- the word n-grams (n = var('overlap_ngram_words')) the containment measure counts.
