@@ -1,4 +1,4 @@
-"""Registry profiles, the seed-000 reconciliation and the generated dataset card (issue 19)."""
+"""Registry profiles, the seed-000 reconciliation and the generated dataset card (SPEC §6, §9)."""
 
 from __future__ import annotations
 
@@ -203,7 +203,7 @@ def test_card_is_valid_and_its_author_table_equals_the_parquet(real_export):
     assert table["Xenophon"] == (5450, 650, 650)
 
 
-# --------------------------------------------------------------------------- what the card says (issue 32)
+# --------------------------------------------------------------------------- what the card says
 def _mini_export(tmp_path, authors):
     import pyarrow as pa
     import pyarrow.parquet as papq

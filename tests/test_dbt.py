@@ -1,4 +1,4 @@
-"""dbt-core + dbt-duckdb build the warehouse the runner builds, from the same files (issue 28, item 5).
+"""dbt-core + dbt-duckdb build the warehouse the runner builds, from the same files.
 
 ``dbt_project.yml``, ``profiles.yml`` and the plugin ``sphragis.dbt_plugin`` (the Python UDFs) let
 ``dbt build`` run the models, seeds, macros, yml data tests and SQL tests with no edit to any

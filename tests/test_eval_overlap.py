@@ -1,4 +1,4 @@
-"""Overlap manifests (issue 8 item 1; SPEC §12; seed 001 "Leakage controls").
+"""Overlap manifests (SPEC §12; seed 001 "Leakage controls").
 
 Two layers of tests:
 

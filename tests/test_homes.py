@@ -1,4 +1,4 @@
-"""One home for every rule (issue 15): the benchmark's shape, the list of projects and the
+"""One home for every rule: the benchmark's shape, the list of projects and the
 evaluation folds are read from their seeds by both the SQL models and Python; the named queries
 of ``sql/queries/`` are the SQL the Python modules run; no two modules import each other.
 """
@@ -28,7 +28,7 @@ PACKAGES = {"sphragis": REPO / "sphragis", "sphragis.export": REPO / "export", "
 
 def test_benchmark_shape_comes_from_the_seeds():
     # seed 000 "Configurations": two tracks x chunk sizes 1, 5, 10, 50, and the work-held-out track
-    # (issue 31); splits train/validation/test
+    # (SPEC §8); splits train/validation/test
     assert benchmark.CONFIGS == ("sentence_1", "sentence_5", "sentence_10", "sentence_50", "source_held_out_1",
                                  "source_held_out_5", "source_held_out_10", "source_held_out_50",
                                  "work_held_out_1", "work_held_out_5", "work_held_out_10", "work_held_out_50")
@@ -125,7 +125,7 @@ def test_every_named_query_is_used_and_exists():
         query("nonexistent")
 
 
-#: SQL lines a module may hold in Python strings (issue 15); the runner, which assembles model
+#: SQL lines a module may hold in Python strings; the runner, which assembles model
 #: DDL, is exempt.
 MAX_SQL_LINES = 20
 _SQL_STRING = re.compile(r"\bselect\b[\s\S]*\bfrom\b|\binsert into\b|\bcreate (or replace )?(temp )?(table|view|macro)\b"
@@ -153,7 +153,7 @@ def test_sql_lives_in_sql_files():
                       "SQL to a model or a named query of sql/queries (sphragis.queries.query)")
 
 
-#: The most lines one SQL string of a Python module may span (issue 28: a longer SQL is a model or
+#: The most lines one SQL string of a Python module may span (a longer SQL is a model or
 #: a named query); the runner, which assembles model DDL, is exempt.
 MAX_SQL_STRING_LINES = 3
 
@@ -257,7 +257,7 @@ def test_the_build_uses_the_seeds(real_warehouse):
 
 
 # --------------------------------------------------------------------------------------------
-# Byte identity of the export (issue 15: a refactor must not change the published bytes)
+# Byte identity of the export (a refactor must not change the published bytes)
 
 SHA256_DIR = REPO / "tests" / "fixtures" / "export_sha256"
 _UPDATE = ("If the output change is intended, update {file} (`sha256sum` of the listed files, run in the "
@@ -287,14 +287,13 @@ def test_fixture_export_is_byte_identical(tiny_exported):
 
 @pytest.mark.integration
 def test_real_export_parquet_is_byte_identical(real_export):
-    # the 36 Parquet files of the export of the pinned sources (`sphragis export --full`; the 12
-    # work_held_out_* files added at issue 31; all 36 rewritten at issue 30, whose §5.1 word rules
-    # change published forms and with them dedup keys, row order and chunks)
+    # the 36 Parquet files of the export of the pinned sources (`sphragis export --full`; a change
+    # of the §5.1 word rules changes published forms and with them dedup keys, row order and chunks)
     _check_sha256(real_export, SHA256_DIR / "real.sha256")
 
 
 # --------------------------------------------------------------------------------------------
-# One home for each list and rule of issue 28 item 4 (Python side): each test fails when a second
+# One home for each list and rule (Python side): each test fails when a second
 # copy comes back (a re-typed list of the seed's values, a rule read from a name, a DDL string).
 
 
@@ -448,7 +447,7 @@ def test_license_prose_names_the_projects_of_the_seed(monkeypatch):
 
 
 def test_no_module_over_500_lines():
-    # issue 28: a module small enough to read in one sitting
+    # a module small enough to read in one sitting
     over = {mod: n for mod, path in _python_files().items()
             if (n := len(path.read_text(encoding="utf-8").splitlines())) > 500}
     assert not over, f"modules over 500 lines: {over}"

@@ -1,4 +1,4 @@
-"""State-based rebuilds on the real sources (issue #14): what an incremental build reuses is
+"""State-based rebuilds on the real sources (SPEC §13): what an incremental build reuses is
 byte-identical to a fresh full build, after no edit and after a one-row seed edit.
 
 The reference for the edit is the session's full build (tests/conftest.py) with every model the

@@ -1,5 +1,5 @@
-"""A sentence of 20,000 tokens builds in time and memory proportional to its size (issue #27,
-SPEC §13).
+"""A sentence of 20,000 tokens builds in time and memory proportional to its size
+(SPEC §13).
 
 One full build over the fixture cuts (``test_atomic.tiny_sources``) plus the file of
 :func:`sphragis.bench_inputs.long_sentence_file`: UD Perseus sentences ``flat`` (20,000 tokens, every one

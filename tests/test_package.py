@@ -1,4 +1,4 @@
-"""The package works installed, away from its checkout (README "Set-up"; issue 13).
+"""The package works installed, away from its checkout (README "Set-up").
 
 Builds the wheel (``pip wheel . --no-deps``, with build isolation as a user's pip would: needs
 pip's cache or PyPI for setuptools), installs it into a fresh virtual environment and runs

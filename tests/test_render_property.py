@@ -54,7 +54,7 @@ ROW_SCHEMA = pa.list_(pa.struct([("id", pa.int32()), ("form", pa.string()), ("le
 
 
 def reference_render(unit) -> str:
-    """The per-token renderer the exporter had before issue 28 (SPEC §9), as the oracle."""
+    """The per-token renderer written token by token in Python (SPEC §9), as the oracle."""
     def field(value):
         return "_" if value is None or value == "" else str(value)
 
@@ -68,7 +68,7 @@ def reference_render(unit) -> str:
 
 
 def reference_invariants(unit, text):
-    """The per-token SPEC §5 check the exporter had before issue 28, as the oracle."""
+    """The per-token SPEC §5 check written token by token in Python, as the oracle."""
     forms = []
     for sentence in unit:
         for t in sentence:

@@ -1,4 +1,4 @@
-"""The leakage-clean training treebank (issue 18; seed 001 "Leakage controls").
+"""The leakage-clean training treebank (seed 001 "Leakage controls").
 
 * Fixture tree: the real cuts of ``tests/fixtures/sources`` (AGDT Thucydides 1, Gorman Lysias 1,
   Pedalion Acharnians, Harrington Life of Aesop, UD PROIEL dev = Herodotus) laid out as the
