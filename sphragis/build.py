@@ -47,9 +47,9 @@ from .warehouse_state import (changed_tables, distrust, manifest_path, record_co
 
 
 #: DuckDB buffer-pool cap for a build (SPEC §13: peak RSS <= 2 GiB). DuckDB's default (80% of RAM)
-#: let the models grow the build process to 2.1 GiB on the real sources; with this cap large
-#: operators spill to ``<warehouse>.building-<pid>.tmp/`` instead (measured by ``make bench``:
-#: 1 GB gave a 1.13 GiB peak, models about 8% slower).
+#: let the models grow the build process past 2 GiB on the real sources; with this cap large
+#: operators spill to ``<warehouse>.building-<pid>.tmp/`` instead (``make bench`` measures the
+#: peak; a lower cap spills more and slows the models).
 MEMORY_LIMIT = "1536MB"
 
 

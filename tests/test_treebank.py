@@ -307,7 +307,7 @@ ID_FORM = ("id", "form")
 @pytest.mark.integration
 def test_real_export_is_leakage_clean(real_settings, real_build, tmp_path):
     out = tmp_path / "treebank"
-    # the UD validator takes ~13 min on the real files: its level is asserted on the fixture export
+    # the UD validator takes minutes on the real files: its level is asserted on the fixture export
     m = treebank.export_treebank(out, warehouse=real_settings.warehouse, validate=False)
     fold_keys: set[str] = set()
     perseus_sources: set[str] = set()

@@ -56,7 +56,7 @@ worded as (
 grams as (
     -- the n-grams zip the words with their own shifts (words, words[2:], …, truncated to the
     -- shortest): linear in the sentence's length. A lambda over positions that slices `words`
-    -- would copy the whole list once per position (quadratic: 1.5 GiB at 16,667 words)
+    -- would copy the whole list once per position (quadratic in the sentence's length)
     select
         overlap_text,
         edition_key,

@@ -33,8 +33,7 @@ regexp_matches(regexp_replace({{ expr }}, '[^\p{L}]', '', 'g'), '\p{Greek}')
     variant before a non-letter, non-mark character or the end). One character at a time: each
     `latin` of the seed is one letter and each replacement a Greek letter (its tests in
     models/_seeds.yml), so this equals replacing the pairs one after another; every regex here is
-    a constant, compiled once (a pattern built per pair is compiled per row: 25 s on the real
-    forms). -#}
+    a constant, compiled once (a pattern built per pair is compiled per row). -#}
 case
     when regexp_matches({{ expr }}, '[A-Za-z]') and {{ has_greek_letter(expr) }}
         then array_to_string(
