@@ -5,7 +5,7 @@ and leaderboard, languages, structure, splits, curation, source data, annotation
 licensing, citation). It is rendered with Jinja (``sphragis/templates/dataset_card.md.j2``) from the
 files of the export directory only:
 
-* ``metadata/build_report.json`` (written by :mod:`export.metadata` from the warehouse marts:
+* ``metadata/build_report.json`` (written by :mod:`sphragis.export.metadata` from the warehouse marts:
   per-author splits, the registry profile, the seed reconciliation, the merge effects, the
   pipeline counts);
 * ``metadata/source_revisions.json`` (pinned revisions);

@@ -1,7 +1,7 @@
 """Worker processes that end with their parent (SPEC §13: a killed build leaves nothing running).
 
-Used as the ``initializer`` of the ingest pool (:mod:`ingest.load`) and of the export's CoNLL 2018
-loader pool (:mod:`export.writer`).
+Used as the ``initializer`` of the ingest pool (:mod:`sphragis.ingest.load`) and of the export's CoNLL 2018
+loader pool (:mod:`sphragis.export.writer`).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@
   (``fold_work``: PROIEL is Herodotus), a Gorman Antiphon file repeating AGDT sentence 2
   (``duplicate``) and holding a punctuation-only sentence (``no_word``); Harrington's anonymous
   Life of Aesop for ``curation``. The models are built by the runner; options other than the
-  defaults go through :func:`export.treebank.select` (temporary tables), as the CLI does.
+  defaults go through :func:`sphragis.export.treebank_options.select` (temporary tables), as the CLI does.
 * Real data (``real_warehouse``, skipped without ``../shared/sources``): the default export,
   re-checked against the UD fold files themselves, independently of the marts.
 """

@@ -125,7 +125,7 @@ def _models_page(project: runner.Project) -> str:
              "# How the warehouse is built\n",
              "Sources are parsed by Python (`ingest/`) into the lossless raw layer (SPEC §2, tables in "
              "`sql/ddl/raw.sql`, documented in `models/staging/_sources.yml`). SQL models, one file per "
-             "table, turn it into the published tables; the runner (`sphragis/runner.py`) orders them by "
+             "table, turn it into the published tables; the runner (`sphragis/runner/`) orders them by "
              "their `ref()`/`source()` calls, builds each and runs its data tests. Checked-in seeds "
              "(`sql/seeds/*.csv`, [rules.md](rules.md)) hold every mapping table.\n"]
     for layer in ("staging", "intermediate", "marts"):

@@ -76,6 +76,6 @@ nfc_normalize(grave_to_acute(nfc_normalize(lower_grc({{ keep_greek("regexp_repla
 
 {%- macro letters_key(expr) -%}
 {#- a word's letters alone, lowercase, without any diacritic, final sigma as σ: the accent- and
-    breathing-blind spelling that crasis pieces are matched by (sql/queries/crasis_candidates.sql) -#}
+    breathing-blind spelling that crasis pieces are matched by (models/marts/reporting/mart_crasis_candidates.sql) -#}
 replace(regexp_replace(lower(strip_accents(nfc_normalize({{ expr }}))), '[^\p{L}]', '', 'g'), 'ς', 'σ')
 {%- endmacro %}
