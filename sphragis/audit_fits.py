@@ -181,8 +181,9 @@ def config_summary(cfg: str, rows: dict[str, SplitRows]) -> dict[str, Any]:
 def fit_feature_set(units: Units, rows: dict[str, SplitRows], feature_set: str,
                     twins: dict[str, list[str]] | None = None, tol: float = SVC_TOL) -> dict[str, Any]:
     """The fits of one configuration's ``feature_set`` (every target :data:`TASKS` pairs with it),
-    on row counts summed from the unit counts once; ``twins`` as in :func:`audit_config`, ``tol``
-    as in :func:`fit_and_score`.
+    on row counts summed from the unit counts once; ``twins``: the configuration's entry of
+    :func:`overlap_twins` (text → author is also scored without them); ``tol`` as in
+    :func:`fit_and_score`.
 
     Returns:
         {"<feature_set>_<target>": :func:`fit_and_score` result}, and for the text features with
@@ -204,18 +205,6 @@ def fit_feature_set(units: Units, rows: dict[str, SplitRows], feature_set: str,
     # same-author gaps (sphragis.audit_claims)
     fits = fit_and_score(xs["train"], labels["train"], evals, {tg: (EVAL_SPLIT,) for tg in targets}, tol)
     return out | {f"{feature_set}_{tg}": fit for tg, fit in fits.items()}
-
-
-def audit_config(con: duckdb.DuckDBPyConnection, units: Units, cfg: str,
-                 twins: dict[str, list[str]] | None = None) -> dict[str, Any]:
-    """Fit and score the three classifiers of one configuration (see :mod:`sphragis.audit`);
-    ``twins``: the configuration's entry of :func:`overlap_twins` (text → author is also scored
-    without them)."""
-    rows = config_rows(con, units, cfg)
-    result = config_summary(cfg, rows)
-    for feature_set in FEATURE_SETS:
-        result |= fit_feature_set(units, rows, feature_set, twins)
-    return result
 
 
 #: The job of :func:`sphragis.audit_claims.fit_within` (the floor decomposed) beside the feature sets.
@@ -289,7 +278,8 @@ def run_audit(out: Path, configs: tuple[str, ...] = CONFIGS, progress: bool = Fa
     deterministic, whatever the schedule.
 
     Returns:
-        {config: :func:`audit_config` result} (raw floats, fit times included) for every
+        {config: :func:`config_summary` with every feature set's :func:`fit_feature_set` and
+        :func:`claims_of`} (raw floats, fit times included) for every
         configuration whose splits all have rows (the others are named on stderr and left out).
 
     Raises:

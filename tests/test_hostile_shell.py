@@ -116,7 +116,7 @@ def test_the_refusal_says_how_to_write_and_read_files(wh, capsys):
 
 
 def test_f_does_not_echo_a_file_that_is_not_sql(wh, tmp_path, capsys):
-    """``-f /etc/shadow`` used to run the file and print its first line in the parser error."""
+    """``-f /etc/shadow`` is refused: running it would print its first line in the parser error."""
     secret = tmp_path / "shadow"
     secret.write_text("root:$6$TOPSECRETHASH:19000:0:99999:7:::\n", encoding="utf-8")
     assert _sql(wh, "-f", str(secret)) == 1

@@ -73,12 +73,6 @@ def _cell(v: object) -> str:
     return s.replace("|", "\\|")
 
 
-def _first_sentence(text: str) -> str:
-    text = " ".join(text.split())
-    m = re.search(r"(?<=[a-z0-9)`'\"])\. (?=[A-Z`(])", text)
-    return text[: m.start() + 1] if m else text
-
-
 def _sections(text: str) -> list[str]:
     return sorted(set(SECTION.findall(text)), key=lambda s: [int(x) for x in s.split(".")])
 

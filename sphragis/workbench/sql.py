@@ -55,7 +55,7 @@ class QueryError(RuntimeError):
 
 def analyses_dir() -> Path:
     """The folder of the named analyses (``sql/analyses/``, beside the seeds)."""
-    return config.SEEDS_DIR.parent / "analyses"
+    return config.ANALYSES_DIR
 
 
 def analyses() -> dict[str, Path]:
