@@ -42,8 +42,9 @@ UNIT_COLUMNS = (
 )
 
 #: Chosen by measurement (pyarrow CPU time and file size of sentence_1/train): zstd-9 costs twice
-#: the CPU of zstd-3 for a few per cent of size; zstd-1 and snappy save little time for larger
-#: files (snappy's by half); 10,000-row groups are as small as 2,000-row ones at zstd-3.
+#: the CPU of zstd-3 for a few per cent of size; zstd-1 and snappy save little CPU for larger files
+#: (snappy's half as large again); 10,000-row groups make smaller files than 2,000-row ones for
+#: about the same CPU.
 PARQUET_OPTIONS = {"compression": "zstd", "compression_level": 3, "row_group_size": 10_000, "write_statistics": True}
 
 

@@ -5,7 +5,7 @@ DuckDB frees and re-allocates its query memory constantly (hash tables, sort run
 ``always``, or ``madvise`` for memory an allocator asks them for: a ``perf`` profile found DuckDB's
 own buffers among it on this machine), each first touch faults in and zeroes a whole 2 MiB page,
 and each release splits or drops it again. On the real sources a build with huge pages spends a
-large share of its CPU in the kernel's ``clear_page_erms`` (a ``perf`` profile) and takes more
+notable share of its CPU in the kernel's ``clear_page_erms`` (a ``perf`` profile) and takes more
 system CPU and wall time than without them (``make bench`` measures the full build). Databases
 commonly ask for this setting (MongoDB,
 Redis); here it is set per process with ``prctl(PR_SET_THP_DISABLE)``,

@@ -21,7 +21,7 @@ any model, so every model can use them:
 time (two character→character tables applied in turn), so it equals ``str.translate`` with the
 table ``c → lower_grc(c)``; that table is filled lazily per code point, and each DuckDB batch
 (2,048 rows) is dictionary-encoded so only its distinct strings are translated. On the real
-warehouse's forms it costs several times DuckDB's own ``lower``, once per build.
+warehouse's forms it costs several times DuckDB's own ``lower``.
 """
 
 from __future__ import annotations

@@ -51,8 +51,8 @@ def _recorded_tables(manifest: dict) -> dict[str, tuple[str, dict]]:
 def record_contents(con: duckdb.DuckDBPyConnection, manifest: dict) -> None:
     """Put the content (:func:`sphragis.runner.content_of`: columns, rows, order-insensitive row hash)
     of every table of :func:`_recorded_tables` that lacks one into ``manifest`` and store it again
-    in ``build_manifest``. A model rebuilt with early cutoff already has it. On the real warehouse this is
-    a small share of a full build."""
+    in ``build_manifest``. A model rebuilt with early cutoff already has it. On the real
+    warehouse this is a small share of a full build."""
     present = set(runner.relations(con))
     for name, (_kind, rec) in _recorded_tables(manifest).items():
         c = rec.get("content")
