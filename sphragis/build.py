@@ -12,7 +12,7 @@ The manifest file records every table's row hash and the stamp of the warehouse 
 (:func:`record_contents`, :func:`warehouse_stamp`); it is written before the swap and renamed
 right after it. When the file's stamp no longer matches (another connection wrote to it, or a kill
 came between the two renames), the next build checks every table (:func:`changed_tables`) and
-re-ingests or rebuilds what changed behind its back (issue #27). A symlinked warehouse path is
+re-ingests or rebuilds what changed behind its back (SPEC §13). A symlinked warehouse path is
 built through to its target (:func:`through_links`).
 """
 
@@ -47,9 +47,9 @@ from .warehouse_state import (changed_tables, distrust, manifest_path, record_co
 
 
 #: DuckDB buffer-pool cap for a build (SPEC §13: peak RSS <= 2 GiB). DuckDB's default (80% of RAM)
-#: let the models grow the build process to 2.1 GiB on the real sources; with this cap large
-#: operators spill to ``<warehouse>.building-<pid>.tmp/`` instead (measured by ``make bench``:
-#: 1 GB gave a 1.13 GiB peak, models about 8% slower).
+#: let the models grow the build process past 2 GiB on the real sources; with this cap large
+#: operators spill to ``<warehouse>.building-<pid>.tmp/`` instead (``make bench`` measures the
+#: peak; a lower cap spills more and slows the models).
 MEMORY_LIMIT = "1536MB"
 
 
@@ -248,7 +248,7 @@ def _previous_state(target: Path) -> tuple[dict, dict]:
 
 
 def through_links(settings: config.Settings) -> config.Settings:
-    """``settings`` with the warehouse path resolved when it is a symbolic link (issue #27).
+    """``settings`` with the warehouse path resolved when it is a symbolic link.
 
     A build writes beside the file it replaces and renames over it; over a link that would replace
     the link with a regular file and leave its target stale. The build therefore works on the

@@ -1,4 +1,4 @@
-"""The package works installed, away from its checkout (README "Set-up"; issue 13).
+"""The package works installed, away from its checkout (README "Set-up").
 
 Builds the wheel (``pip wheel . --no-deps``, with build isolation as a user's pip would: needs
 pip's cache or PyPI for setuptools) from a copy of the checkout's files (tracked and untracked, not
