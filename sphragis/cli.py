@@ -200,7 +200,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def error_message(exc: BaseException) -> str | None:
-    """The one line the CLI prints for ``exc`` (issue #27: faults end cleanly), or None for a bug.
+    """The one line the CLI prints for ``exc`` (faults end cleanly, SPEC §13), or None for a bug.
 
     * a full disk or a folder that cannot be written (``OSError`` ENOSPC, EDQUOT, EACCES, EROFS,
       EPERM, also when DuckDB reports it): the file, and what to do;

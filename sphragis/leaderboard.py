@@ -1,5 +1,5 @@
 """The leaderboard of scored submissions, for the dataset card and the docs
-site (issue 34; SPEC §11; seed 000 "Residual leakage": the audit's figures are "published on the
+site (SPEC §11; seed 000 "Residual leakage": the audit's figures are "published on the
 leaderboard", the floor a real model must clear).
 
 * **Submissions** (:mod:`sphragis.leaderboard_collect`, ``sphragis leaderboard``): the scored

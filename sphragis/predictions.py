@@ -1,4 +1,4 @@
-"""The authorship-predictions format of ``sphragis score`` and the export fingerprint (issue 34):
+"""The authorship-predictions format of ``sphragis score`` and the export fingerprint (SPEC §11):
 the one home of the field names, the file locations and the fingerprint rule, shared by the
 scorer (:mod:`sphragis.submission`), the audit that writes the reference submission
 (:mod:`sphragis.audit`) and the leaderboard (:mod:`sphragis.leaderboard`).

@@ -1,5 +1,5 @@
 """``sphragis score``: score an authorship submission against the export, the same way for every
-model, and compare it with the leakage floor (issue 34; SPEC §11; seed 000 "Residual leakage",
+model, and compare it with the leakage floor (SPEC §11; seed 000 "Residual leakage",
 "Source-held-out track").
 
 **Input.** A predictions file, JSON Lines (``.jsonl``, ``.ndjson``, ``.json``; one object per line)
@@ -72,7 +72,7 @@ import numpy as np
 
 from . import config
 from .benchmark import BY_NAME, CHUNK_SIZES, CONFIGS, config_of
-from .files import JSON_DECIMALS, check_output_file, rounded, write_json, write_text_atomic
+from .files import check_output_file, rounded, write_json, write_text_atomic
 from .predictions import (EVAL_SPLIT, FORMAT, NAME_LIMIT, TOP_K, SubmissionError, check_link, check_name,
                           export_fingerprint)
 from .state import state_dir
@@ -83,10 +83,6 @@ __all__ = [
     "Export", "SubmissionError", "Truth", "load_export", "load_truth", "read_predictions", "render_markdown",
     "render_table", "score_config", "score_submission",
 ]
-
-#: Decimals of the fractions in the JSON and Markdown outputs (as ``leakage_report.json``).
-DECIMALS = JSON_DECIMALS
-
 
 # scoring
 

@@ -1,4 +1,4 @@
-"""Input of ``sphragis score`` (issue 34; the format is in :mod:`sphragis.submission`): the gold
+"""Input of ``sphragis score`` (SPEC §11; the format is in :mod:`sphragis.submission`): the gold
 labels of each configuration's test split read from the export (:func:`load_truth`), and a
 predictions file read and checked against them (:func:`read_predictions`), each failure one
 :class:`sphragis.predictions.SubmissionError` naming the file and line.

@@ -1,4 +1,4 @@
-"""Registry profiles, the seed-000 reconciliation and the generated dataset card (issue 19)."""
+"""Registry profiles, the seed-000 reconciliation and the generated dataset card (SPEC §6, §9)."""
 
 from __future__ import annotations
 
@@ -203,7 +203,7 @@ def test_card_is_valid_and_its_author_table_equals_the_parquet(real_export):
     assert table["Xenophon"] == (5450, 650, 650)
 
 
-# --------------------------------------------------------------------------- what the card says (issue 32)
+# --------------------------------------------------------------------------- what the card says
 def _mini_export(tmp_path, authors):
     import pyarrow as pa
     import pyarrow.parquet as papq
@@ -265,7 +265,7 @@ def test_check_card_fails_on_a_split_table_author_without_rows(tmp_path):
 
 def test_check_card_fails_on_a_merge_whose_parts_do_not_add_up(tmp_path):
     out = _mini_export(tmp_path, ["Xenophon"])
-    # the VerbForm=Ger merge without its absent part: 93.19 % (the error the card had)
+    # the VerbForm=Ger merge without its absent part: 93.19 %, a card that forgets a part
     assert card.check_card(CARD_TEXT.format(pseudo="none", absent=""), out) == [
         "merge feats VerbForm=Ger: its parts add up to 93.19 %, not 100 %"]
 

@@ -1,4 +1,4 @@
-"""The documentation in the repository (issue 32): the generated pages of ``docs/`` match their
+"""The documentation in the repository: the generated pages of ``docs/`` match their
 generator (``sphragis.workbench.pages``), and every ``§`` / docs reference in the README, the docs
 and the code's docstrings, comments and model docs resolves inside the repository."""
 
@@ -113,4 +113,4 @@ def test_the_readme_starts_with_its_users():
     assert all(k in top for k in ("make export", "make test", "from mart_variation", "load_dataset(", "docs/analysts.md"))
     # every hand-written and generated page of docs/ is reachable from the docs index
     index = (DOCS / "README.md").read_text(encoding="utf-8")
-    assert {p.name for p in DOCS.glob("*.md")} - {"README.md"} <= set(re.findall(r"\]\(([a-z_]+\.md)\)", index))
+    assert {p.name for p in DOCS.glob("*.md")} - {"README.md"} <= set(re.findall(r"\]\(([a-z_-]+\.md)\)", index))

@@ -1,4 +1,4 @@
-"""``sphragis docs`` (issue #16): the static site documents every raw table, seed and model with
+"""``sphragis docs``: the static site documents every raw table, seed and model with
 its columns and lineage, and works in a real browser.
 
 * ``test_site_on_the_tiny_warehouse``: the site built from the models and the hand-made variation
@@ -100,7 +100,7 @@ def test_site_on_the_tiny_warehouse(tiny_site):
     assert 'class="error"' not in an
     # an analysis of a table this (partial) warehouse lacks is not run, and says so
     assert 'id="upos_per_project"' in an and "Not run: the warehouse has no tokens" in an
-    # the repository's docs/ are published with the dictionary (issue 32), their comments left out
+    # the repository's docs/ are published with the dictionary, their comments left out
     # (the generated pages' header would show as text: the renderer escapes raw HTML)
     for p in (out / "docs").glob("*.html"):
         assert "&lt;!--" not in p.read_text(encoding="utf-8"), p
@@ -337,7 +337,7 @@ def test_site_in_headless_chromium(site_dir):
 
 
 # --------------------------------------------------------------------------------------------
-# the lineage picture (issue 32): laid out by ELK in the page, fitted, focus view
+# the lineage picture: laid out by ELK in the page, fitted, focus view
 
 
 def _lineage_data(html: str) -> list[dict]:

@@ -1,4 +1,4 @@
-"""``sphragis score`` and ``sphragis leaderboard`` (issue 34): a submission is checked against the
+"""``sphragis score`` and ``sphragis leaderboard`` (SPEC §11): a submission is checked against the
 export line by line, scored with bootstrap CIs beside the leakage floor, and ranked on the card and
 the docs site; the reference submission the audit writes reproduces the audit's figures.
 
