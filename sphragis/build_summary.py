@@ -104,7 +104,9 @@ def print_summary(summary: BuildSummary, out: Console | None = None) -> None:
                   f"{', '.join(summary.unverified)}", markup=False)
     n_rejects = tot["rejects"]
     if n_rejects:
-        out.print(f"[bold]rejected at ingest: {n_rejects:,}[/bold] (all in table ingest_rejects); first:")
+        # a build that reused the ingest has its count from the state but read no reject rows
+        listing = "; first:" if summary.rejects else ""
+        out.print(f"[bold]rejected at ingest: {n_rejects:,}[/bold] (all in table ingest_rejects){listing}")
         for path, line, reason in summary.rejects:
             out.print(f"  {path}:{line if line is not None else '?'}: {reason}", markup=False)
     if summary.models and not summary.up_to_date:  # up to date: one line below, not 71 "reused" rows

@@ -97,7 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="sphragis",
         description="DuckDB corpus warehouse for Ancient Greek treebanks and the Sphragis benchmark. "
-        "Paths come from SPHRAGIS_MIRROR, SPHRAGIS_DATA, SPHRAGIS_WAREHOUSE and SPHRAGIS_OUT (see README).",
+        "Paths come from SPHRAGIS_MIRROR, SPHRAGIS_DATA, SPHRAGIS_WAREHOUSE and SPHRAGIS_OUT (see docs/building.md).",
     )
     p.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = p.add_subparsers(dest="command", required=True)
@@ -127,11 +127,11 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--workers", type=int, default=None, help="ingest processes, and models and tests run at once (default: CPU count; models at most 4)")
     b.add_argument("--select", action="append", metavar="SELECTOR",
                    help="build only these models: MODEL, +MODEL (with its ancestors), MODEL+ (with its "
-                   "descendants), +MODEL+, state:modified+ (repeatable; README 'Incremental builds')")
+                   "descendants), +MODEL+, state:modified+ (repeatable; docs/incremental.md)")
     b.add_argument("--full", action="store_true",
                    help="re-ingest and rebuild every model, ignoring the fingerprints of the current warehouse")
     b.add_argument("--dry-run", action="store_true",
-                   help="print what would be rebuilt and why, changing nothing (README 'Incremental builds')")
+                   help="print what would be rebuilt and why, changing nothing (docs/incremental.md)")
     b.add_argument("--registry-profile", metavar="NAME",
                    help="works-registry profile (default SPHRAGIS_REGISTRY_PROFILE or "
                    f"{config.DEFAULT_REGISTRY_PROFILE!r}: seed 000's curation decisions; 'scholarly': "
@@ -139,7 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--split-profile", choices=config.SPLIT_PROFILES,
                    help="main-track split profile (default SPHRAGIS_SPLIT_PROFILE or "
                    f"{config.DEFAULT_SPLIT_PROFILE!r}: seed 000's split; 'grouped': each passage-overlap "
-                   "group in one split, README 'Passage overlap')")
+                   "group in one split, docs/overlap.md)")
     b.set_defaults(func=_cmd_build)
 
     e = sub.add_parser("export", help="write the benchmark configurations (Parquet + dataset card + metadata)",

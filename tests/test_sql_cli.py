@@ -183,6 +183,17 @@ def test_a_running_build_is_not_disturbed(wh, tmp_path):
             holder.kill()
 
 
+def test_piped_output_has_every_row_and_no_terminal_opens_no_shell(wh, capsys):
+    # piped (capsys is no terminal), a result longer than a screenful is printed whole: a reader of
+    # piped output (grep, a file) cannot see the cut a terminal shows
+    assert cli.main(["sql", "select range as n from range(100)", "--warehouse", str(wh)]) == 0
+    body = [line for line in capsys.readouterr().out.splitlines() if "│" in line][2:]
+    assert len(body) == 100
+    # no query and no terminal: one line, not a full-screen shell waiting on a pipe
+    assert cli.main(["sql", "--warehouse", str(wh)]) == 1
+    assert "the interactive shell needs a terminal" in capsys.readouterr().err
+
+
 def test_shell_is_read_only(wh, monkeypatch, tmp_path):
     """The interactive shell is harlequin (``--read-only``, locked: tests/test_hostile_shell.py)."""
     try:

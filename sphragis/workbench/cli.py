@@ -24,6 +24,9 @@ def _cmd_sql(args: argparse.Namespace) -> int:
     if not args.query and not args.file and not args.table:
         if args.output or args.format != "table":
             raise sqlmod.QueryError("--format/--output need a query or -f FILE")
+        if not (sys.stdin.isatty() and sys.stdout.isatty()):
+            raise sqlmod.QueryError("no query given, and the interactive shell needs a terminal: "
+                                    "give a query or -f FILE")
         return sqlmod.shell(warehouse)
     tables = dict(sqlmod.parse_table_option(t) for t in args.table or [])
     if tables and not (args.query or args.file):
@@ -36,7 +39,9 @@ def _cmd_sql(args: argparse.Namespace) -> int:
         result = sqlmod.query(con, text)
     finally:
         con.close()
-    max_rows = args.max_rows if args.max_rows is not None else (0 if args.output else sqlmod.DEFAULT_MAX_ROWS)
+    # every row to a file or a pipe (a reader of piped output cannot see a cut); a screenful on a terminal
+    piped = args.output or not sys.stdout.isatty()
+    max_rows = args.max_rows if args.max_rows is not None else (0 if piped else sqlmod.DEFAULT_MAX_ROWS)
     # on a terminal, fit its width (DuckDB elides middle columns); piped or to a file, every column
     width = shutil.get_terminal_size().columns if not args.output and sys.stdout.isatty() else None
     out = sqlmod.render(result, args.format, max_rows=max_rows, max_width=width)
@@ -92,7 +97,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--force", action="store_true", help="with --output: replace FILE if it exists (a regular file)")
     s.add_argument("--max-rows", type=int, default=None,
                    help=f"table format: rows shown (default {sqlmod.DEFAULT_MAX_ROWS} on a terminal, all with "
-                   "--output; 0 = all)")
+                   "--output or piped; 0 = all)")
     s.add_argument("--warehouse", metavar="PATH", help="DuckDB file (default SPHRAGIS_WAREHOUSE)")
     s.add_argument("--table", action="append", metavar="NAME=FILE",
                    help="also offer your own CSV/TSV, Parquet or JSON FILE as the view NAME (repeatable; off by "
