@@ -80,7 +80,7 @@ def default_out() -> Path:
 
 
 def write_folds(out: Path | None = None, *, warehouse: Path | None = None, validate: bool = True,
-                full: bool = False, jobs: int | None = None) -> dict:
+                full: bool = False, jobs: int | None = None, settings: config.Settings | None = None) -> dict:
     """Write every fold of the seed ``protocol_folds`` into ``out`` (replaced atomically).
 
     Args:
@@ -90,6 +90,7 @@ def write_folds(out: Path | None = None, *, warehouse: Path | None = None, valid
         validate: run the UD validator at level 2 (the two loaders always run).
         full: write again even if nothing the last run read changed.
         jobs: worker processes of the checks (default every core).
+        settings: the paths the output may not touch (default ``config.settings()``).
 
     Returns:
         ``{"folds": {fold: manifest}}``, with ``"up_to_date": True`` when nothing was written, or
@@ -105,7 +106,7 @@ def write_folds(out: Path | None = None, *, warehouse: Path | None = None, valid
     from sphragis import runner
     from sphragis.build import build_lock, remove_stale_builds
 
-    settings = config.settings()
+    settings = settings or config.settings()
     warehouse = warehouse or settings.warehouse
     out = claim_output_dir(out or default_out(), OUTPUT_KIND, protected=(*settings.inputs(), warehouse, settings.out))
     if not warehouse.is_file():
@@ -163,17 +164,21 @@ def _write_fold(con, fold: dict, folder: Path, checks: Checks) -> dict:
 
     name = fold["fold"]
     folder.mkdir()
-    ann = annotations.render_selection(con, name, query("protocol_fold_file"), {"fold": name}, view="native",
-                                       tree="int_native_tree_tokens", source_key="source",
-                                       overrides=(query("protocol_fold_overrides"), {"fold": name}))
+    manifest = _manifest(con, fold)
+    if manifest["kept"]["sentences"]:
+        ann = annotations.render_selection(con, name, query("protocol_fold_file"), {"fold": name}, view="native",
+                                           tree="int_native_tree_tokens", source_key="source",
+                                           overrides=(query("protocol_fold_overrides"), {"fold": name}))
+    else:  # a warehouse without the fold's sentences (a partial build): an empty fold, said so
+        ann = annotations.Annotation(name, (), ())
     if ann.skipped:
         s = ann.skipped[0]
         raise TreebankError(f"fold {name}: {len(ann.skipped)} kept sentence(s) could not be rendered, e.g. "
                             f"{s.sent_id}: {s.reason}")
     path = folder / f"{name}.conllu"
     path.write_text(ann.text, encoding="utf-8")
-    checks.add(path, ann.sent_ids)
-    manifest = _manifest(con, fold)
+    if ann.sentences:
+        checks.add(path, ann.sent_ids)
     lemmas = manifest["lemmas"]
     if fold["repair_lemmas"] and lemmas["not_clean_greek_headwords"]:
         bad = lemmas["not_clean_greek_headwords"][0]
