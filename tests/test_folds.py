@@ -93,6 +93,9 @@ def test_known_papygreek_sentence_of_each_fate(real_folds):
     leak = next(x for x in m["leakage"]["matches"] if x["sent_id"] == "papygreek:bgu.16.2586.xml:4")
     assert leak["training_sentence"] == "pedalion:papyri.xml:31" and leak["training_matches"] == 5
     assert m["leakage"]["training_projects"] == ["agdt", "gorman", "pedalion"]
+    # beyond the seed: 29 kept sentences equal a training sentence once the dot below is taken off
+    beyond = {x["sent_id"]: x["training_sentence"] for x in m["leakage"]["beyond_seed"]["kept_sentences_matching"]}
+    assert len(beyond) == 29 and beyond["papygreek:o.claud.1.129.xml:7"] == "pedalion:papyri.xml:121"
     # a kept sentence, its reading text without the apparatus (reg ἸωάννῃΛ... of p.herm.17 #4)
     rows = _block(real_folds["out"] / "papygreek" / "papygreek.conllu", "papygreek:p.herm.17.xml:4")
     assert len(rows) == 27

@@ -11,6 +11,9 @@
 --     sequence of a sentence of one of the fold's training projects (seed
 --     protocol_fold_training_projects; seed 001: AGDT + Gorman + Pedalion).
 -- (Work-level disjointness leaves whole files out: mart_protocol_fold_files.)
+-- Beyond the seed, `undotted_training_sentence_key` names a training sentence equal to it once the
+-- dot below (an uncertain letter) is taken off its readings: published beside the fold, which keeps
+-- the seed's key by default.
 -- A sentence excluded on several counts is counted under the first in the seed
 -- protocol_fold_reasons' reason_order; `reasons` lists them all. Kept sentences have no reason.
 -- Grain: one row per (fold, sentence_uid).
@@ -101,6 +104,33 @@ leaks as (
     group by f.fold, f.sentence_uid
 ),
 
+undotted_sequences as (
+    -- beyond the seed: the readings without the dot below (U+0323, a letter the editor reads as
+    -- uncertain), which the seed's key keeps and the training projects' texts do not write
+    select
+        fold,
+        sentence_uid,
+        forms,
+        {{ form_sequence_words('forms') }} as words  -- noqa: RF02
+    from (
+        select
+            fold,
+            sentence_uid,
+            list_transform(forms, lambda f: nfc_normalize(replace(nfd(f), chr(803), ''))) as forms  -- noqa: RF02
+        from sequences
+        where list_bool_or(list_transform(forms, lambda f: contains(nfd(f), chr(803))))  -- noqa: RF02
+    ) as dotted
+),
+
+undotted_leaks as (
+    select
+        f.fold,
+        f.sentence_uid,
+        min(t.sentence_key) as training_sentence_key
+    from undotted_sequences as f
+    inner join training_sequences as t on f.fold = t.fold and {{ form_sequences_match('t', 'f') }}
+    group by f.fold, f.sentence_uid
+),
 
 tested as (
     select
@@ -113,11 +143,13 @@ tested as (
         l.sentence_uid is not null as is_leaked,
         coalesce(l.n_training_matches, 0) as n_training_matches,
         l.training_sentence_key,
-        l.forms_identical as leak_forms_identical
+        l.forms_identical as leak_forms_identical,
+        u.training_sentence_key as undotted_training_sentence_key
     from fold_sentences as s
     left join token_tests as k on s.fold = k.fold and s.sentence_uid = k.sentence_uid
     left join sequences as q on s.fold = q.fold and s.sentence_uid = q.sentence_uid
     left join leaks as l on s.fold = l.fold and s.sentence_uid = l.sentence_uid
+    left join undotted_leaks as u on s.fold = u.fold and s.sentence_uid = u.sentence_uid
 ),
 
 flagged as (
@@ -168,6 +200,7 @@ final as (
         f.n_training_matches,
         f.training_sentence_key,
         f.leak_forms_identical,
+        f.undotted_training_sentence_key,
         f.reasons,
         r.reason,
         r.reason is null as is_kept
