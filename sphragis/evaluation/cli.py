@@ -389,10 +389,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     raw = argparse.RawDescriptionHelpFormatter
     e = subparsers.add_parser(
-        "eval", help="evaluation toolkit: overlap manifests, scoring, convention drift (SPEC §12)",
+        "eval", help="evaluation toolkit: overlap manifests, scoring, convention drift, named folds (SPEC §12)",
         formatter_class=raw, epilog=NAMES_HELP,
         description="The evaluation toolkit of the benchmark protocol (seed 001). Named folds are the\n"
-        "UD dev/test files as published, read from SPHRAGIS_DATA; the warehouse is SPHRAGIS_WAREHOUSE.")
+        "UD dev/test files as published, read from SPHRAGIS_DATA, and the protocol's documentary and verse\n"
+        "folds as `sphragis folds` writes them (`sphragis eval folds` lists them); the warehouse is\n"
+        "SPHRAGIS_WAREHOUSE.")
     sub = e.add_subparsers(dest="eval_command", required=True)
 
     o = sub.add_parser(
