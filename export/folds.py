@@ -140,14 +140,8 @@ def _write_fold(con, fold: dict, folder: Path, checks: Checks) -> dict:
                                            overrides=(query("protocol_fold_overrides"), {"fold": name}))
     else:  # a warehouse without the fold's sentences (a partial build): an empty fold, said so
         ann = annotations.Annotation(name, (), ())
-    if ann.skipped:
-        s = ann.skipped[0]
-        raise TreebankError(f"fold {name}: {len(ann.skipped)} kept sentence(s) could not be rendered, e.g. "
-                            f"{s.sent_id}: {s.reason}")
     path = folder / f"{name}.conllu"
-    path.write_text(ann.text, encoding="utf-8")
-    if ann.sentences:
-        checks.add(path, ann.sent_ids)
+    output_step.write_rendered(ann, path, checks)
     lemmas = manifest["lemmas"]
     if fold["repair_lemmas"] and lemmas["not_clean_greek_headwords"]:
         bad = lemmas["not_clean_greek_headwords"][0]

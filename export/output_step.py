@@ -27,6 +27,8 @@ import duckdb
 from sphragis import state
 from sphragis.files import replace_dir, restore_dir
 
+from .treebank_options import TreebankError
+
 
 @dataclass
 class Step:
@@ -111,3 +113,20 @@ def writing(step: Step) -> Iterator[tuple[state.RecordingConnection, Path]]:
                              "outputs": state.stamps(step.out)})
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def write_rendered(ann, path: Path, checks) -> None:
+    """Write a rendered annotation (:class:`sphragis.evaluation.annotations.Annotation`) to ``path``
+    and start the loaders and the validator on it (``checks``:
+    :class:`sphragis.export.treebank_checks.Checks`).
+
+    Raises:
+        TreebankError: a selected sentence could not be rendered (the first one is named).
+    """
+    if ann.skipped:
+        s = ann.skipped[0]
+        raise TreebankError(f"{ann.name}: {len(ann.skipped)} selected sentence(s) could not be rendered, "
+                            f"e.g. {s.sent_id}: {s.reason}")
+    path.write_text(ann.text, encoding="utf-8")
+    if ann.sentences:
+        checks.add(path, ann.sent_ids)  # the loaders and the validator start on it in the pool

@@ -160,13 +160,8 @@ def export_treebank(out: Path, options: dict | None = None, *, merged: bool = Fa
                 ann = annotations.render_selection(recording, stem, selection, {"projects": projects, "split": split},
                                                    view="native", tree="int_native_tree_tokens",
                                                    source_key="source")
-                if ann.skipped:
-                    s = ann.skipped[0]
-                    raise TreebankError(f"{stem}: {len(ann.skipped)} selected sentence(s) could not be rendered, "
-                                        f"e.g. {s.sent_id}: {s.reason}")
                 path = tmp / f"{stem}.conllu"
-                path.write_text(ann.text, encoding="utf-8")
-                checks.add(path, ann.sent_ids)  # the loaders and the validator start on it in the pool
+                output_step.write_rendered(ann, path, checks)
                 files.append({"file": path.name, "projects": projects, "split": split,
                               "sentences": len(ann.sentences), "tokens": ann.words,
                               "sha256": hashlib.sha256(path.read_bytes()).hexdigest()})
