@@ -113,4 +113,4 @@ def test_the_readme_starts_with_its_users():
     assert all(k in top for k in ("make export", "make test", "from mart_variation", "load_dataset(", "docs/analysts.md"))
     # every hand-written and generated page of docs/ is reachable from the docs index
     index = (DOCS / "README.md").read_text(encoding="utf-8")
-    assert {p.name for p in DOCS.glob("*.md")} - {"README.md"} <= set(re.findall(r"\]\(([a-z_]+\.md)\)", index))
+    assert {p.name for p in DOCS.glob("*.md")} - {"README.md"} <= set(re.findall(r"\]\(([a-z_-]+\.md)\)", index))
