@@ -68,8 +68,8 @@ export: build  ## the main job: fetch + build + write the benchmark (+ leakage r
 
 # `make treebank` runs the UD validator at every level (1-5: level 2 is the gate, levels 3-5 are
 # counted in manifest.json), on every core, caching each sentence's result (README, "Training
-# treebank"): 232 CPU-s on the real files with an empty cache, 144 s wall at load 2.5 on 2 cores.
-# TREEBANK_FLAGS="--validator-level 2" runs the gate alone (validator 83 CPU-s instead of 191);
+# treebank"; `make bench` times it). TREEBANK_FLAGS="--validator-level 2" runs the gate alone
+# (less than half the validator's CPU);
 # TREEBANK_FLAGS=--no-validator skips the validator (the two loaders still run); any other
 # `sphragis export-treebank` option passes the same way (e.g. TREEBANK_FLAGS="--merged").
 TREEBANK_FLAGS ?=
@@ -117,7 +117,7 @@ lint: install  ## lint every .sql file with sqlfluff (models, sql/analyses, sql/
 bench: install  ## full build / parse-floor ratio, peak RSS, rebuild share (SPEC §13); export, audit, treebank, make export: wall, CPU, RSS
 	$(BIN)/python -m sphragis.bench
 
-bench-audit: install  ## re-measure the audit's stopping rule (tol 0.01 against 1e-4) on the export in SPHRAGIS_OUT (~3 min)
+bench-audit: install  ## re-measure the audit's stopping rule (tol 0.01 against 1e-4) on the export in SPHRAGIS_OUT (minutes: twice the audit's fits)
 	$(BIN)/python -m sphragis.bench_audit
 
 clean:  ## remove the warehouse, unpacked sources, exports and setuptools' build/ (whose stale files a wheel would pick up)

@@ -1,11 +1,11 @@
-"""The dataset card (``README.md``) of an export, generated from the export itself (SPEC §9; issue 19).
+"""The dataset card (``README.md``) of an export, generated from the export itself (SPEC §9).
 
 The card follows the section layout of the Hugging Face Hub dataset-card template (summary, tasks
 and leaderboard, languages, structure, splits, curation, source data, annotations, limitations,
 licensing, citation). It is rendered with Jinja (``sphragis/templates/dataset_card.md.j2``) from the
 files of the export directory only:
 
-* ``metadata/build_report.json`` (written by :mod:`export.metadata` from the warehouse marts:
+* ``metadata/build_report.json`` (written by :mod:`sphragis.export.metadata` from the warehouse marts:
   per-author splits, the registry profile, the seed reconciliation, the merge effects, the
   pipeline counts);
 * ``metadata/source_revisions.json`` (pinned revisions);

@@ -11,6 +11,7 @@ from typing import Any
 from sphragis import leaderboard
 from sphragis.audit_claims import THIN_ROWS
 from sphragis.benchmark import BY_NAME, CONFIGS, config_of
+from sphragis.submission_report import markdown_link
 
 #: The per-configuration audit table's columns: the report's result keys.
 AUDIT_COLUMNS = ("markup_author", "markup_project", "text_author", "genre_author", "project_author")
@@ -32,15 +33,15 @@ def audit_table(leakage: dict | None) -> dict | None:
 
 def board_cells(board: dict | None) -> tuple[list[str], list[list[str]]]:
     """The leaderboard's header and rows as Markdown cells (:func:`sphragis.leaderboard.cells`;
-    configurations in backticks, a submission's link on its name)."""
+    configurations in backticks, a submission's name escaped and linked to its link:
+    :func:`sphragis.submission_report.markdown_link`)."""
     if not board:
         return [], []
     head = ["#", "system", *(f"`{c}`" for c in board["configs"]), *leaderboard.TAIL_HEAD]
     rows = []
     for r in board["rows"]:
         cells = leaderboard.cells(board, r)
-        if r["link"]:
-            cells[1] = f"[{cells[1]}]({r['link']})"
+        cells[1] = markdown_link(cells[1], r["link"])
         rows.append(cells)
     return head, rows
 

@@ -318,7 +318,7 @@ def loader_problem(document: str, starts: Sequence[int]) -> tuple[int, str] | No
     """
     gc_was_enabled = gc.isenabled()
     gc.disable()  # the loader allocates millions of small objects: collection passes over them cost
-    try:         # about a third of its time (measured), and refcounting frees them below anyway
+    try:         # a large share of its time, and refcounting frees them below anyway
         try:
             ud = load_conllu(io.StringIO(document), "<published units>", {})
         except UDError as exc:

@@ -41,9 +41,10 @@ UNIT_COLUMNS = (
     "licenses",
 )
 
-#: Chosen by measurement (issue #14; sentence_1/train, 44,250 rows, pyarrow CPU time, best of 2):
-#: zstd-9 / 2,000-row groups 2.27 s, 13.2 MB; zstd-3 / 2,000 0.97 s, 14.2 MB; zstd-1 / 2,000
-#: 0.95 s, 14.8 MB; zstd-3 / 10,000 1.04 s, 13.0 MB; snappy / 2,000 0.85 s, 20.7 MB.
+#: Chosen by measurement (pyarrow CPU time and file size of sentence_1/train): zstd-9 costs twice
+#: the CPU of zstd-3 for a few per cent of size; zstd-1 and snappy save little CPU for larger files
+#: (snappy's half as large again); 10,000-row groups make smaller files than 2,000-row ones for
+#: about the same CPU.
 PARQUET_OPTIONS = {"compression": "zstd", "compression_level": 3, "row_group_size": 10_000, "write_statistics": True}
 
 

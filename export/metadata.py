@@ -73,7 +73,7 @@ def build_report(con: duckdb.DuckDBPyConnection) -> dict:
 
 
 def passage_overlap(con: duckdb.DuckDBPyConnection) -> dict:
-    """The build report's ``passage_overlap`` section (SPEC §7.1, issue 29): ``summary`` (the one
+    """The build report's ``passage_overlap`` section (SPEC §7.1): ``summary`` (the one
     row of ``mart_overlap_summary``: settings, pairs per class, groups, rows excluded per track,
     straddling pairs before/after) and ``leaks`` (``mart_overlap_leaks``: per configuration,
     evaluation split and class, evaluation rows with a near-twin in train before and after)."""
@@ -92,7 +92,7 @@ def overlap_twins(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, list[st
 
 
 def card_sections(con: duckdb.DuckDBPyConnection) -> dict:
-    """The build-report sections the dataset card is rendered from (issue 19), each a warehouse
+    """The build-report sections the dataset card is rendered from (SPEC §9), each a warehouse
     mart as records: ``registry_profile`` (the profile that built the warehouse, the profiles
     available and every document a non-default profile decides differently), ``seed_reconciliation``
     (``mart_seed_reconciliation`` rows, ``mart_seed_reconciliation_causes``,

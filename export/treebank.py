@@ -1,4 +1,4 @@
-"""The leakage-clean training treebank for parser builders (issue 18; seed 001 "Leakage controls").
+"""The leakage-clean training treebank for parser builders (seed 001 "Leakage controls").
 
 ``sphragis export-treebank`` (``make treebank``) writes CoNLL-U training files of the AGDT-lineage
 projects with a manifest beside them:
@@ -193,7 +193,7 @@ def _manifest(con: duckdb.DuckDBPyConnection, vars_: dict, merged: bool, files: 
     works = _records(con, "select * from mart_training_treebank_works order by project, work_id nulls last, work")
     by_project = {c["project"]: c for c in counts}
     return {
-        "about": "Leakage-clean training treebank (sphragis export-treebank; issue 18, seed 001 'Leakage controls').",
+        "about": "Leakage-clean training treebank (sphragis export-treebank; seed 001 'Leakage controls').",
         "options": {**{k: vars_[k] for k in config.TRAINING_TREEBANK_VARS}, "merged": merged,
                     "split_seed": config.SPLIT_SEED},
         "content": CONTENT,

@@ -1,5 +1,5 @@
-"""The per-sentence cache of the training treebank's checks (:mod:`.treebank_checks`; issue 33
-item 2): one Parquet file, ``sentences.parquet``, in the cache folder, with a row per sentence
+"""The per-sentence cache of the training treebank's checks (:mod:`.treebank_checks`): one
+Parquet file, ``sentences.parquet``, in the cache folder, with a row per sentence
 (``level`` null: its key and whether it shows a feature) and a row per incident (line relative to
 the sentence's first line, sentence id null for its own, held-back feature warnings marked).
 What the key covers is said in :mod:`.treebank_checks`."""

@@ -1,4 +1,4 @@
-"""The checks of the training treebank's files (issue 18; issue 33 item 2): the two loaders and the
+"""The checks of the training treebank's files (seed 001 "Leakage controls"): the two loaders and the
 UD validator, on every core, in slices of sentences, with a per-sentence cache.
 
 Every written sentence is re-read with the CoNLL 2018 loader (``udtools.udeval.load_conllu``,

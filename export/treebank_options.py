@@ -1,4 +1,4 @@
-"""Options and selection of the training treebank (``sphragis export-treebank``; issue 18, seed 001
+"""Options and selection of the training treebank (``sphragis export-treebank``; seed 001
 "Leakage controls"): the options checked and turned into model variables (:func:`variables`), and
 the selection models re-run with them when they differ from the build's defaults (:func:`select`).
 The export itself is :mod:`sphragis.export.treebank`.

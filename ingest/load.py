@@ -8,12 +8,12 @@ Arrow and writes the rows as Parquet (:func:`spill`); once every file is parsed,
 parallel. Ids are assigned in (snapshot, path) order, so two ingests of the same sources give
 identical tables, rows in the same order.
 
-Where the time goes (SPEC §13; real sources, CPU seconds): the XML parse (libxml2 and one
+Where the time goes (SPEC §13; real sources, CPU): the XML parse (libxml2 and one
 ``keys()``/``values()`` call per word) about half, the Arrow conversion and Parquet writing in
-the workers about a fifth, DuckDB's insert the rest. DuckDB converts an Arrow MAP column about
-three times slower than it reads the same column from Parquet (``raw_tokens.attrs``: 11.6 s
-against 3.7 s), hence the Parquet hand-over; the insert is one statement because each further
-insert statement re-compresses row groups (eight batches: +45 % CPU).
+the workers about a fifth, DuckDB's insert the rest. DuckDB converts an Arrow MAP column several
+times slower than it reads the same column from Parquet (``raw_tokens.attrs``), hence the Parquet
+hand-over; the insert is one statement because each further insert statement re-compresses row
+groups.
 """
 
 from __future__ import annotations
@@ -188,13 +188,13 @@ def spill(af: ArrowFile, folder: Path, file_id: int, name: str) -> ArrowFile:
     return af
 
 
-#: Spilled files are read once, right away: no compression, no statistics (measured on the real
-#: tokens: write 1.7 → 1.1 s CPU, DuckDB's read unchanged; disk use below).
+#: Spilled files are read once, right away: no compression, no statistics (on the real tokens a
+#: third less CPU to write, DuckDB's read unchanged; disk use below).
 _PARQUET_OPTIONS = {"compression": "none", "write_statistics": False}
 #: Token columns written with a dictionary: those with few distinct values (attribute names, tags,
 #: relations, ids and heads). Forms, lemmas and attribute values are written plain: hashing them
-#: for a dictionary cost more than it saved (real tokens, CPU: write 2.46 → 1.63 s, DuckDB's
-#: insert unchanged; 220 MB on disk instead of 99).
+#: for a dictionary cost more than it saved (real tokens: a third less CPU to write, DuckDB's
+#: insert unchanged; about twice the disk of the transient files).
 _TOKEN_DICTIONARY_COLUMNS = ["attrs.key_value.key", "id", "upos", "xpos", "head", "deprel"]
 
 
@@ -388,7 +388,7 @@ def load(con: duckdb.DuckDBPyConnection, files: list[SourceFile], parsed: Iterab
             raise ValueError(f"load: {len(files)} files but {n_parsed} parse results")
         if spilled:
             # One statement per table: DuckDB inserts it in parallel and compresses each row
-            # group once (eight batch inserts of the real sources cost 45% more CPU, SPEC §13).
+            # group once (batch inserts re-compress row groups for more CPU, SPEC §13).
             params = {"first_uids": first_uids}
             con.execute(query("ingest_raw_sentences"), {**params, "paths": [af.sentences_path for af in spilled]})
             con.execute(query("ingest_raw_tokens"), {**params, "paths": [af.tokens_path for af in spilled]})

@@ -167,8 +167,8 @@ class ParsedFile:
 
 def may_hold_control(data: bytes) -> bool:
     """True if the bytes hold a C0 control other than tab, LF, CR, or DEL, or a UTF-8 C1 control:
-    a quick test of the whole file (about 1 ms per 2 MB, against 6-12 for a regular expression
-    class) before the exact one per sentence."""
+    a quick test of the whole file (``bytes.translate``, several times faster than a regular
+    expression class) before the exact one per sentence."""
     return bool(data.translate(None, _NOT_C0_AND_DEL)) or C1_UTF8.search(data) is not None
 
 

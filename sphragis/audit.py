@@ -59,10 +59,10 @@ from typing import Any
 import duckdb
 
 from . import config, state
-from .audit_features import (CHAR_NGRAMS, AuditError, SplitRows, Units, _sklearn, char_wb_counts,  # noqa: F401
+from .audit_features import (CHAR_NGRAMS, AuditError, _sklearn, char_wb_counts,  # noqa: F401
                              config_files, declared_inputs, load, split_rows)
-from .audit_fits import (MIN_TRAIN_DF, N_JOBS, RANDOM_STATE, REFERENCE_TASK, STOPPING_RULE,  # noqa: F401
-                         SVC_C, SVC_TOL, TASKS, audit_config, fit_and_score, overlap_twins, run_audit)
+from .audit_fits import (MIN_TRAIN_DF, RANDOM_STATE, REFERENCE_TASK, STOPPING_RULE,
+                         SVC_C, SVC_TOL, TASKS, run_audit)
 from .audit_claims import THIN_ROWS, report_claims
 from .benchmark import CHUNK_SIZES, CONFIGS, EVAL_SPLITS, SPLITS, config_of  # noqa: F401
 from .files import rounded, write_json

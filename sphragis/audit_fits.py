@@ -23,11 +23,11 @@ from .predictions import EVAL_SPLIT
 
 #: Classifier settings (recorded in the report).
 SVC_C = 0.5
-#: liblinear's stopping tolerance, chosen by measurement (issue 33; its effect: :data:`STOPPING_RULE`).
+#: liblinear's stopping tolerance, chosen by measurement (its effect: :data:`STOPPING_RULE`).
 SVC_TOL = 1e-2
 #: The tolerance's measured effect on the pinned sources (every LinearSVC fit of the 12 configurations
 #: at 1e-4, 1e-2 and 1e-1; :mod:`sphragis.bench_audit` measures it again), as the report and the
-#: dataset card state it. 1e-1 saved 29 % but moved a text → author test figure by 1.5 points.
+#: dataset card state it. 1e-1 was cheaper still but moved a text → author test figure.
 STOPPING_RULE = (f"liblinear stops at tol={SVC_TOL:g} instead of scikit-learn's default 1e-4, chosen by measurement on "
                  "all 12 configurations (`make bench-audit`): against 1e-4, 17 % less CPU time in the fits on an "
                  "idle 2-core machine (13 % under load), every text → author test figure unchanged, markup test "
@@ -105,8 +105,8 @@ def _fit_target(xt, y_train: np.ndarray, evals: dict[str, tuple[Any, np.ndarray]
     else:
         # liblinear's own one-vs-rest (one binary problem per class, dual coordinate descent, one
         # random_state: deterministic): the same predictions as sklearn's OneVsRestClassifier around
-        # a binary LinearSVC on all 12 configurations (issue 33), without copying the rows into
-        # liblinear once per class (~9 % of the fits' CPU)
+        # a binary LinearSVC on all 12 configurations, without copying the rows into
+        # liblinear once per class
         model = LinearSVC(C=SVC_C, tol=tol, dual=True, random_state=RANDOM_STATE, max_iter=5000)
         model.fit(xt, y_train)
     for split, (x, y) in evals.items():
@@ -181,8 +181,9 @@ def config_summary(cfg: str, rows: dict[str, SplitRows]) -> dict[str, Any]:
 def fit_feature_set(units: Units, rows: dict[str, SplitRows], feature_set: str,
                     twins: dict[str, list[str]] | None = None, tol: float = SVC_TOL) -> dict[str, Any]:
     """The fits of one configuration's ``feature_set`` (every target :data:`TASKS` pairs with it),
-    on row counts summed from the unit counts once; ``twins`` as in :func:`audit_config`, ``tol``
-    as in :func:`fit_and_score`.
+    on row counts summed from the unit counts once; ``twins``: the configuration's entry of
+    :func:`overlap_twins` (text → author is also scored without them); ``tol`` as in
+    :func:`fit_and_score`.
 
     Returns:
         {"<feature_set>_<target>": :func:`fit_and_score` result}, and for the text features with
@@ -204,18 +205,6 @@ def fit_feature_set(units: Units, rows: dict[str, SplitRows], feature_set: str,
     # same-author gaps (sphragis.audit_claims)
     fits = fit_and_score(xs["train"], labels["train"], evals, {tg: (EVAL_SPLIT,) for tg in targets}, tol)
     return out | {f"{feature_set}_{tg}": fit for tg, fit in fits.items()}
-
-
-def audit_config(con: duckdb.DuckDBPyConnection, units: Units, cfg: str,
-                 twins: dict[str, list[str]] | None = None) -> dict[str, Any]:
-    """Fit and score the three classifiers of one configuration (see :mod:`sphragis.audit`);
-    ``twins``: the configuration's entry of :func:`overlap_twins` (text → author is also scored
-    without them)."""
-    rows = config_rows(con, units, cfg)
-    result = config_summary(cfg, rows)
-    for feature_set in FEATURE_SETS:
-        result |= fit_feature_set(units, rows, feature_set, twins)
-    return result
 
 
 #: The job of :func:`sphragis.audit_claims.fit_within` (the floor decomposed) beside the feature sets.
@@ -285,11 +274,12 @@ def run_audit(out: Path, configs: tuple[str, ...] = CONFIGS, progress: bool = Fa
     forked worker processes, never in threads: liblinear (scikit-learn's ``LinearSVC``) draws its
     coordinate order from one random generator per process, reseeded by every fit, so two fits in
     threads of one process would interleave their draws and the figures would depend on the
-    schedule (seen at a looser tolerance, issue 33). One fit per process at a time is
+    schedule (seen at a looser tolerance). One fit per process at a time is
     deterministic, whatever the schedule.
 
     Returns:
-        {config: :func:`audit_config` result} (raw floats, fit times included) for every
+        {config: :func:`config_summary` with every feature set's :func:`fit_feature_set` and
+        :func:`claims_of`} (raw floats, fit times included) for every
         configuration whose splits all have rows (the others are named on stderr and left out).
 
     Raises:

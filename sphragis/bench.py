@@ -18,7 +18,7 @@ report) and keeps the peak per step (:mod:`sphragis.measure`). One run measures,
    and peak RSS per step at each size and the exponent ``b`` of ``time ≈ a · size^b`` fitted by
    least squares on log-log (size = bytes of source read), so a build on a corpus ``k`` times
    larger is predicted to take ``k^b`` times as long;
-6. **long sentence** (issue #27): a full build of a small tree (the 0 % subset: one file per
+6. **long sentence** (SPEC §13): a full build of a small tree (the 0 % subset: one file per
    snapshot) alone, then with one more UD Perseus file holding a flat sentence of
    :data:`sphragis.bench_inputs.LONG_FLAT_TOKENS` tokens (every token under the root), a chain of
    :data:`sphragis.bench_inputs.LONG_CHAIN_TOKENS` (each token under the previous one, the deepest tree the build
@@ -44,7 +44,7 @@ Each child's CPU time (user + system, with the worker processes it waits for) is
 the full build's CPU divided by the machine's cores is the least wall time any schedule of that
 work could take, printed beside the ratio.
 
-Targets: full build / floor ≤ 10 (issue #14; SPEC's 2.0 stays the goal), peak RSS ≤ 2 GiB (the
+Targets: full build / floor ≤ 10 (SPEC's 2.0 stays the goal), peak RSS ≤ 2 GiB (the
 long-sentence build included),
 no-change rebuild ≤ 5 % and one-row-edit rebuild ≤ 40 % of the full build (same run). Figures go to
 ``reports/bench.json``. The machine may be shared: compare only figures of one run.
@@ -78,7 +78,7 @@ DESCRIPTION = ("Measure SPEC §13 in one run: parse floor, full build (build --f
 GIB = 1 << 30
 TARGETS = {"ratio": 10.0, "spec_ratio": 2.0, "peak_rss_bytes": 2 * GIB, "no_change_share": 0.05,
            "edit_share": 0.40}
-#: Wall-time targets (seconds) of what users wait for (issue #33), keyed as :func:`waits` names them.
+#: Wall-time targets (seconds) of what users wait for, keyed as :func:`waits` names them.
 WAIT_TARGETS = {"audit": 30.0, "treebank": 150.0, "make export": 120.0}
 SIZES = (0.25, 0.5, 1.0)
 DEFAULT_JSON = config.REPO_ROOT / "reports" / "bench.json"

@@ -10,7 +10,7 @@ system of the process) is its own. The first tolerance is the reference (scikit-
 task (``markup_author``, ``markup_project``, ``text_author``) and evaluation split the largest and
 the mean absolute change of accuracy and macro-F1 over the configurations, in points (percentage
 points), with the configuration of the largest. Two tolerances on the pinned sources take about
-twice the audit's fits: 2-3 minutes on 2 cores.
+twice the audit's fits.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The inputs ``make bench`` (:mod:`sphragis.bench`) builds from: the source files and their
-deterministic subsets, the parse floor over them, the long-sentence file of issue #27 and the
+deterministic subsets, the parse floor over them, the long-sentence file and the
 seeds with the one-row registry edit (SPEC §13)."""
 
 from __future__ import annotations
@@ -14,14 +14,13 @@ from . import config
 
 #: The one-row edit: (project, document_key of the works_registry.csv row, column, new value).
 REGISTRY_EDIT = ("agdt", "tlg0003.tlg001.perseus-grc1.1.tb.xml", "work", "History of the Peloponnesian War (edited)")
-#: The long-sentence case (issue #27): tokens of the flat sentence and of the chain and the cycle
+#: The long-sentence case (SPEC §13): tokens of the flat sentence and of the chain and the cycle
 #: (1,000: a tree deeper than int_tree_checks follows from its root, 1,000 levels, fails the build),
 #: the file that holds them, and the ``# newdoc id`` that files them under a retained work of
 #: works_registry.csv.
 LONG_FLAT_TOKENS = 20_000
 #: The flat sentence of the second long build (``make bench``): five times as long, so that a model
-#: whose time or memory grows faster than the sentence shows it (the overlap texts once took 1.5 GiB
-#: at 20,000 tokens and 6.3 GiB and 13 minutes at 100,000).
+#: whose time or memory grows faster than the sentence shows it.
 LONGER_FLAT_TOKENS = 100_000
 LONG_CHAIN_TOKENS = 1_000
 LONG_FILE = "grc_perseus-ud-long.conllu"

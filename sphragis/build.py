@@ -12,7 +12,7 @@ The manifest file records every table's row hash and the stamp of the warehouse 
 (:func:`record_contents`, :func:`warehouse_stamp`); it is written before the swap and renamed
 right after it. When the file's stamp no longer matches (another connection wrote to it, or a kill
 came between the two renames), the next build checks every table (:func:`changed_tables`) and
-re-ingests or rebuilds what changed behind its back (issue #27). A symlinked warehouse path is
+re-ingests or rebuilds what changed behind its back (SPEC §13). A symlinked warehouse path is
 built through to its target (:func:`through_links`).
 """
 
@@ -37,7 +37,7 @@ from rich.console import Console
 
 from . import config, fetch, pins, runner
 from .progress import progress as _progress
-from .build_summary import LOG_WIDTH, BuildSummary, console, print_plan, print_summary  # noqa: F401 (re-exported)
+from .build_summary import LOG_WIDTH, BuildSummary, console, largest_sentence_note, print_plan, print_summary  # noqa: F401 (re-exported)
 from .files import check_output_file
 from .hugepages import disable_transparent_huge_pages
 from .ingest_state import (RAW_TABLES, ingest_fingerprint, source_digests, source_fingerprints,  # noqa: F401
@@ -47,9 +47,9 @@ from .warehouse_state import (changed_tables, distrust, manifest_path, record_co
 
 
 #: DuckDB buffer-pool cap for a build (SPEC §13: peak RSS <= 2 GiB). DuckDB's default (80% of RAM)
-#: let the models grow the build process to 2.1 GiB on the real sources; with this cap large
-#: operators spill to ``<warehouse>.building-<pid>.tmp/`` instead (measured by ``make bench``:
-#: 1 GB gave a 1.13 GiB peak, models about 8% slower).
+#: let the models grow the build process past 2 GiB on the real sources; with this cap large
+#: operators spill to ``<warehouse>.building-<pid>.tmp/`` instead (``make bench`` measures the
+#: peak; a lower cap spills more and slows the models).
 MEMORY_LIMIT = "1536MB"
 
 
@@ -216,7 +216,7 @@ def run_models(con: duckdb.DuckDBPyConnection, out: Console, summary: BuildSumma
             report = runner.execute(con, project, options, on_model=on_model)
         except runner.ModelError as exc:
             if isinstance(exc.__cause__, duckdb.OutOfMemoryException):
-                raise runner.ModelError(f"{exc}\n{largest_sentence_note(con)}") from exc
+                raise runner.ModelError(f"{exc}\n{largest_sentence_note(con, MEMORY_LIMIT)}") from exc
             raise
     summary.models = {k: v for k, v in report.rows.items()}
     summary.status = report.status
@@ -228,22 +228,6 @@ def run_models(con: duckdb.DuckDBPyConnection, out: Console, summary: BuildSumma
     summary.manifest = report.manifest
     summary.unchanged_output = set(report.unchanged_output)
     return report
-
-
-def largest_sentence_note(con: duckdb.DuckDBPyConnection) -> str:
-    """What to say after a model ran out of memory (the memory limit :data:`MEMORY_LIMIT`): the
-    warehouse's largest sentence (tokens, file and upstream id, from ``raw_sentences``), usually
-    the cause when a model's memory grows with the square of a sentence's length."""
-    try:
-        row = con.execute("select s.n_tokens, f.path, s.upstream_sentence_id from raw_sentences as s "
-                          "inner join raw_files as f using (file_id) "
-                          "order by s.n_tokens desc, f.path, s.sentence_pos limit 1").fetchone()
-    except duckdb.Error as exc:
-        return f"out of memory (DuckDB memory_limit {MEMORY_LIMIT}); the largest sentence is unknown ({exc})"
-    if row is None:
-        return f"out of memory (DuckDB memory_limit {MEMORY_LIMIT}); the warehouse has no sentence"
-    return (f"out of memory (DuckDB memory_limit {MEMORY_LIMIT}); the largest sentence of the warehouse: "
-            f"{row[0]:,} tokens, {row[1]} sentence {row[2]}")
 
 
 def _previous_state(target: Path) -> tuple[dict, dict]:
@@ -264,7 +248,7 @@ def _previous_state(target: Path) -> tuple[dict, dict]:
 
 
 def through_links(settings: config.Settings) -> config.Settings:
-    """``settings`` with the warehouse path resolved when it is a symbolic link (issue #27).
+    """``settings`` with the warehouse path resolved when it is a symbolic link.
 
     A build writes beside the file it replaces and renames over it; over a link that would replace
     the link with a regular file and leave its target stale. The build therefore works on the

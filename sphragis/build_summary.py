@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+import duckdb
 from rich.console import Console
 from rich.table import Table
 
@@ -151,3 +152,20 @@ def print_summary(summary: BuildSummary, out: Console | None = None) -> None:
                       markup=False)
     out.print("time: " + ", ".join(f"{k} {v:.1f}s" + (" (summed, during models)" if k == "model tests" else "")
                                    for k, v in summary.timings.items()))
+
+
+def largest_sentence_note(con: duckdb.DuckDBPyConnection, memory_limit: str) -> str:
+    """What to say after a model ran out of memory under DuckDB's ``memory_limit`` (a setting such as
+    ``"1536MB"``, :data:`sphragis.build.MEMORY_LIMIT`): the
+    warehouse's largest sentence (tokens, file and upstream id, from ``raw_sentences``), usually
+    the cause when a model's memory grows with the square of a sentence's length."""
+    try:
+        row = con.execute("select s.n_tokens, f.path, s.upstream_sentence_id from raw_sentences as s "
+                          "inner join raw_files as f using (file_id) "
+                          "order by s.n_tokens desc, f.path, s.sentence_pos limit 1").fetchone()
+    except duckdb.Error as exc:
+        return f"out of memory (DuckDB memory_limit {memory_limit}); the largest sentence is unknown ({exc})"
+    if row is None:
+        return f"out of memory (DuckDB memory_limit {memory_limit}); the warehouse has no sentence"
+    return (f"out of memory (DuckDB memory_limit {memory_limit}); the largest sentence of the warehouse: "
+            f"{row[0]:,} tokens, {row[1]} sentence {row[2]}")

@@ -8,7 +8,8 @@ Subcommands (``sphragis <cmd> --help`` explains each):
 * ``eval``   the evaluation toolkit of seed 001 (SPEC §12);
 * ``audit``  the leakage audit and text baselines (SPEC §11);
 * ``score``  score authorship predictions against the export (:mod:`sphragis.submission`);
-* ``leaderboard`` the leaderboard of scored submissions (:mod:`sphragis.leaderboard`);
+* ``leaderboard`` the leaderboard of scored submissions, re-scored (:mod:`sphragis.leaderboard_collect`;
+  rendered by :mod:`sphragis.leaderboard`);
 * ``report`` the variation and leakage report (SPEC §11);
 * ``export-treebank`` the leakage-clean CoNLL-U training treebank for parsers (seed 001);
 * ``folds``  the protocol's documentary and verse evaluation folds with their manifests (seed 001);
@@ -200,7 +201,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def error_message(exc: BaseException) -> str | None:
-    """The one line the CLI prints for ``exc`` (issue #27: faults end cleanly), or None for a bug.
+    """The one line the CLI prints for ``exc`` (faults end cleanly, SPEC §13), or None for a bug.
 
     * a full disk or a folder that cannot be written (``OSError`` ENOSPC, EDQUOT, EACCES, EROFS,
       EPERM, also when DuckDB reports it): the file, and what to do;
@@ -271,7 +272,7 @@ def _load_extensions() -> None:
 
     for mod in ("sphragis.evaluation.cli", "sphragis.audit", "sphragis.report", "sphragis.bench",
                 "sphragis.bench_audit", "sphragis.export.treebank", "sphragis.export.folds", "sphragis.workbench.cli",
-                "sphragis.submission"):
+                "sphragis.submission", "sphragis.leaderboard_collect"):
         try:
             m = importlib.import_module(mod)
         except ModuleNotFoundError as exc:

@@ -67,7 +67,7 @@ SOURCES_FILE = PACKAGE_DIR / "sources.json"
 #: Seed for every stable shuffle (SPEC §8, seed 000 "Splits").
 SPLIT_SEED = 776
 
-#: Deepest head chain a sentence may have (head-0 token at depth 0; SPEC §13, issue 27): the ingest
+#: Deepest head chain a sentence may have (head-0 token at depth 0; SPEC §13): the ingest
 #: rejects a deeper sentence (``ingest/parsers.py``), and ``int_tree_checks`` walks the published
 #: trees to this depth (build variable ``max_tree_depth``); both read this one value.
 MAX_TREE_DEPTH = 1000
@@ -78,7 +78,7 @@ MAX_TREE_DEPTH = 1000
 MAX_SOURCE_BYTES = 256 << 20
 
 #: Build variables of the training treebank models (int_training_candidates,
-#: mart_training_treebank_exclusions, mart_training_treebank; issue 18, seed 001 "Leakage
+#: mart_training_treebank_exclusions, mart_training_treebank; seed 001 "Leakage
 #: controls"): the defaults the build uses and `sphragis export-treebank` starts from.
 #: treebank_projects: the training projects written (:func:`training_projects`); treebank_folds: the
 #: protected UD folds (:func:`evaluation_folds`, folds.known_folds names); the three exclusion
@@ -110,7 +110,7 @@ DEFAULT_MIRROR = "../shared/sources"
 #: --registry-profile`` (build variable ``registry_profile``).
 DEFAULT_REGISTRY_PROFILE = "seed000"
 
-#: Build variables of passage overlap (SPEC §7.1, issue 29; int_overlap_texts,
+#: Build variables of passage overlap (SPEC §7.1; int_overlap_texts,
 #: int_record_overlap_pairs, int_overlap_pairs, mart_split_assignments). The measure: distinct word
 #: n-grams (``overlap_ngram_words`` words) of the published text with diacritics removed and the
 #: edition variants of ``sql/seeds/edition_variants.csv`` applied; a pair overlaps when both rows
@@ -172,7 +172,7 @@ BUILD_VARS: dict[str, object] = {
 #: The leakage audit's document inside an export folder (SPEC §11): written by ``sphragis audit``,
 #: read by ``sphragis report``.
 LEAKAGE_REPORT = Path("metadata") / "leakage_report.json"
-#: Evaluation rows with a near-twin in train per configuration and split (SPEC §7.1, issue 29):
+#: Evaluation rows with a near-twin in train per configuration and split (SPEC §7.1):
 #: written by ``sphragis export``, read by ``sphragis audit`` (text baseline without them).
 OVERLAP_TWINS = Path("metadata") / "overlap_twins.json"
 #: Every configuration's authors, rows, chunks and declared columns (SPEC §9, §11): written by

@@ -1,5 +1,5 @@
-"""Every SQL the product runs in the lineage: named queries and exposures in the build manifest
-(issue 28 item 3).
+"""Every SQL the product runs in the lineage: named queries and exposures in the build manifest,
+so that every program's reads are in the lineage and its state.
 
 * **Named queries** (``sql/queries/*.sql``) are the parameterized SQL the programs run (values
   passed as DuckDB ``$name``/``?`` parameters, or tables the program registers: an export's

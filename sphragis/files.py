@@ -254,7 +254,8 @@ def claim_output_dir(out: str | os.PathLike, kind: str, *, protected: tuple[str 
                             "choose another folder")
     if any(real.iterdir()):
         raise OutputRefused(f"{given} holds files sphragis did not write (no {OUTPUT_MARKER} in it); "
-                            f"the {kind} output replaces its folder whole: choose a new or empty folder")
+                            f"the {kind} output replaces its folder whole: choose a new or empty folder (a folder "
+                            "an older sphragis wrote, before the marker: remove it, then run again)")
     return given
 
 

@@ -1,14 +1,13 @@
-"""Transparent huge pages off for the build's process tree (issue #14, SPEC §13).
+"""Transparent huge pages off for the build's process tree (SPEC §13).
 
 DuckDB frees and re-allocates its query memory constantly (hash tables, sort runs, string buffers,
 256 KiB storage blocks). Where the kernel backs such memory with transparent huge pages (mode
 ``always``, or ``madvise`` for memory an allocator asks them for: a ``perf`` profile found DuckDB's
 own buffers among it on this machine), each first touch faults in and zeroes a whole 2 MiB page,
-and each release splits or drops it again. Measured on the real sources
-(2 cores, every model and data test of a full build on a copy of the warehouse, two runner
-workers): with huge pages 53-60 s wall and 20-23 system CPU-s (a ``perf`` profile put 14 % of all
-CPU in the kernel's ``clear_page_erms``); without them 48-51 s and 13-14 system CPU-s; ``make
-bench``'s full build went from 92.4 to 84.3 s. Databases commonly ask for this setting (MongoDB,
+and each release splits or drops it again. On the real sources a build with huge pages spends a
+notable share of its CPU in the kernel's ``clear_page_erms`` (a ``perf`` profile) and takes more
+system CPU and wall time than without them (``make bench`` measures the full build). Databases
+commonly ask for this setting (MongoDB,
 Redis); here it is set per process with ``prctl(PR_SET_THP_DISABLE)``,
 which the kernel keeps across ``fork`` and ``exec``, so the ingest and export worker processes
 inherit it, and nothing outside the build changes.

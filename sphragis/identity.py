@@ -40,7 +40,7 @@ def text_identity(con: duckdb.DuckDBPyConnection) -> list[tuple[str, int, int, i
 
 
 def lexicon_check_size(con: duckdb.DuckDBPyConnection) -> tuple[int, int]:
-    """The size of the lexicon check (SPEC §5.1, issue 30): published forms that occur in no source
+    """The size of the lexicon check (SPEC §5.1): published forms that occur in no source
     as an unsplit word, and the published tokens with those forms.
 
     Args:

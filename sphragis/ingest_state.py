@@ -40,8 +40,8 @@ def source_digests(files, cache: Path | None = None, *, trust_cache: bool = True
             (``os.stat``, ns) are all as they were when it was hashed; ctime is set by the kernel on
             every write and cannot be restored by ``touch``, ``cp -p``, ``tar`` or ``rsync``, and a
             file modified less than :data:`RACY_SECONDS` before it was hashed is never cached. The
-            cache is rewritten only when an entry changed. Saves the 0.3-0.4 s of hashing 224 MB of
-            sources on every build. A cache that cannot be used (not a regular file, not JSON, not
+            cache is rewritten only when an entry changed. Saves hashing every
+            source file on every build. A cache that cannot be used (not a regular file, not JSON, not
             an object; :func:`sphragis.files.read_json_record`) is no cache, and an entry of the
             wrong shape is no entry: those files are hashed again.
         trust_cache: False hashes every file (``--full``) and still refreshes ``cache``.

@@ -1,15 +1,11 @@
 """The leaderboard of scored submissions, for the dataset card and the docs
-site (issue 34; SPEC §11; seed 000 "Residual leakage": the audit's figures are "published on the
+site (SPEC §11; seed 000 "Residual leakage": the audit's figures are "published on the
 leaderboard", the floor a real model must clear).
 
-* **Submissions.** A folder (default ``leaderboard/``) of scored submissions, the ``--json`` files
-  of ``sphragis score`` (:mod:`sphragis.submission`, format ``sphragis-score/1``), each with a name,
-  an optional link and the fingerprint of the export it was scored against. :func:`collect` takes
-  a file only when its fingerprint is this export's (:func:`sphragis.submission.export_fingerprint`)
-  and it scores every ``source_held_out_*`` configuration of the export (the ranking's key);
-  every other file is refused with the reason. The accepted entries go to
-  ``<export>/metadata/leaderboard.json`` with the fingerprint (:func:`write`; ``sphragis
-  leaderboard``, whose command line is in :mod:`sphragis.submission`, then re-renders the card).
+* **Submissions** (:mod:`sphragis.leaderboard_collect`, ``sphragis leaderboard``): the scored
+  submissions of a folder (default ``leaderboard/``), each beside its predictions file, re-scored
+  against the export and compared; the accepted entries go to ``<export>/metadata/leaderboard.json``
+  with the export's fingerprint, each valid by :func:`check_entry`.
 * **Rows** (:func:`board`, what the card, the docs page and ``sphragis leaderboard`` render):
   the accepted submissions and, from ``metadata/leakage_report.json``, the floor (markup →
   author), the text baseline, the genre and project lookups and the majority baseline; per row the
@@ -20,22 +16,25 @@ leaderboard", the floor a real model must clear).
   scored on the held-out track's authors), and for submissions on how many configurations the
   CI's lower bound beats the floor. Sorted by the held-out mean, best first (ties by name). Every
   "–" has its reason in the board's ``dashes`` (:data:`DASHES`). An entry whose recorded
-  fingerprint is not the export's (the export changed after ``sphragis leaderboard``) is left
-  out, with a note.
+  fingerprint is not the export's (the export changed after ``sphragis leaderboard``), or that
+  :func:`check_entry` finds invalid (the file edited since), is left out, with a note. Renderers
+  escape a submission's name and link (the card: :func:`sphragis.submission_report.markdown_link`;
+  the docs site: Jinja's HTML autoescaping).
 """
 
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
 from . import config
 from .benchmark import BY_NAME, CONFIGS
-from .files import write_json
-from .predictions import FORMAT, SubmissionError, export_fingerprint
+from .files import JSON_RECORD_LIMIT, read_regular
+from .predictions import SubmissionError, check_link, check_name, export_fingerprint, shown
 
-__all__ = ["DEFAULT_DIR", "LEADERBOARD", "board", "collect", "render_table", "write"]
+__all__ = ["DEFAULT_DIR", "LEADERBOARD", "board", "cells", "check_entry", "held_out", "render_table"]
 
 #: Default folder of scored submissions (relative to the current directory; like ``reports/``).
 DEFAULT_DIR = Path("leaderboard")
@@ -45,84 +44,70 @@ HELD_OUT_TRACK = "source_held_out"
 MAIN_TRACK = "main"
 
 
-def _held_out(configs) -> list[str]:
+def held_out(configs) -> list[str]:
+    """The source-held-out configurations of ``configs`` (the ranking's key), in their order."""
     return [c for c in configs if BY_NAME[c].track == HELD_OUT_TRACK]
 
 
-def _entry(path: Path, doc: dict) -> dict[str, Any]:
-    """The leaderboard's record of a scored submission (figures as the file has them)."""
-    return {
-        "name": doc["name"], "link": doc.get("link"), "file": path.name,
-        "predictions_sha256": doc["predictions"]["sha256"],
-        "configs": {cfg: {"accuracy": d["accuracy"]["value"], "accuracy_ci": d["accuracy"]["ci"],
-                          "macro_f1": d["macro_f1"]["value"], "macro_f1_ci": d["macro_f1"]["ci"],
-                          "top_k": (d.get("top_k_accuracy") or {}).get("value"),
-                          "beats_floor": (d.get("beats_floor") or {}).get("accuracy")}
-                    for cfg, d in doc["configs"].items()},
-        "track_gap": doc.get("track_gap", {}),
-        "track_mean": doc.get("track_mean", {}),
-        "same_author_gap": {h: (g.get("gap") or {}).get("gap") for h, g in doc.get("same_author_gap", {}).items()},
-    }
+def _fraction(v: Any, low: float = 0.0) -> bool:
+    return not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v) and low <= v <= 1
 
 
-def collect(folder: Path, out: Path) -> dict[str, Any]:
-    """Check every ``*.json`` of ``folder`` against the export ``out`` (module docstring).
-
-    Returns:
-        {"export_fingerprint": str, "entries": [entry, ...] (by file name), "refused":
-        [{"file", "reason"}, ...]}.
-
-    Raises:
-        SubmissionError: ``folder`` is not a directory, or the export has no Parquet file.
-    """
-    if not folder.is_dir():
-        raise SubmissionError(f"{folder}: no such folder of scored submissions (write them with "
-                              "`sphragis score PREDICTIONS --json <folder>/<name>.json`)")
-    fingerprint = export_fingerprint(out)
-    held = _held_out(c for c in CONFIGS if (out / "data" / c).is_dir())
-    entries, refused = [], []
-    for path in sorted(folder.glob("*.json")):
-        try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            refused.append({"file": str(path), "reason": f"unreadable ({exc})"})
-            continue
-        try:
-            if doc.get("format") != FORMAT:
-                raise TypeError
-            theirs = doc["export"]["fingerprint"]
-            entry = _entry(path, doc)
-        except (AttributeError, KeyError, TypeError):
-            refused.append({"file": str(path), "reason": f"not a scored submission (format {FORMAT}, "
-                                                         "written by `sphragis score --json`)"})
-            continue
-        if theirs != fingerprint:
-            refused.append({"file": str(path), "reason": f"scored against another export (fingerprint {theirs}, "
-                                                         f"this export's is {fingerprint}): score it again "
-                                                         "with `sphragis score`"})
-            continue
-        missing = [c for c in held if c not in entry["configs"]]
-        if missing:
-            refused.append({"file": str(path), "reason": f"does not score {', '.join(missing)}: the leaderboard "
-                                                         "ranks by the source-held-out track"})
-            continue
-        entries.append(entry)
-    return {"export_fingerprint": fingerprint, "entries": entries, "refused": refused}
+def _interval_ok(ci: Any, low: float = 0.0) -> bool:
+    return ci is None or (isinstance(ci, list) and len(ci) == 2 and all(_fraction(x, low) for x in ci)
+                          and ci[0] <= ci[1])
 
 
-def write(folder: Path, out: Path) -> tuple[Path, dict[str, Any]]:
-    """:func:`collect` and write the result to ``<out>/metadata/leaderboard.json``.
-
-    Returns:
-        (the path written, the document).
-    """
-    doc = collect(folder, out)
-    return write_json(out / LEADERBOARD, doc), doc
+def check_entry(entry: Any) -> str | None:
+    """What is wrong with a leaderboard entry (the shape :func:`collect` writes), or None: the name
+    and link as :func:`~sphragis.predictions.check_name` and
+    :func:`~sphragis.predictions.check_link` take them; per configuration, accuracy and macro-F1
+    fractions in [0, 1] with None or a ``[low, high]`` CI of fractions, top-k a fraction or None,
+    ``beats_floor`` a boolean or None; the held-out track's mean a fraction with its CI; the gaps
+    on the same authors None or in [-1, 1]. What the board (:func:`board`) renders is checked
+    again when it reads ``metadata/leaderboard.json``, which may have been edited."""
+    if not isinstance(entry, dict):
+        return f"an entry must be an object, found {shown(entry)}"
+    try:
+        check_name(entry.get("name"), "name")
+        check_link(entry.get("link"), "link")
+    except SubmissionError as exc:
+        return str(exc)
+    configs = entry.get("configs")
+    if not isinstance(configs, dict) or not configs or not all(c in BY_NAME for c in configs):
+        return f"configs must map configurations to figures, found {shown(configs)}"
+    for cfg, d in configs.items():
+        if not isinstance(d, dict):
+            return f"configs.{cfg} must be an object, found {shown(d)}"
+        for key in ("accuracy", "macro_f1"):
+            if not _fraction(d.get(key)) or not _interval_ok(d.get(f"{key}_ci")):
+                return (f"configs.{cfg}.{key} must be a fraction in [0, 1] with its CI, found "
+                        f"{shown(d.get(key))} {shown(d.get(f'{key}_ci'))}")
+        if d.get("top_k") is not None and not _fraction(d["top_k"]):
+            return f"configs.{cfg}.top_k must be a fraction in [0, 1], found {shown(d['top_k'])}"
+        if d.get("beats_floor") is not None and not isinstance(d["beats_floor"], bool):
+            return f"configs.{cfg}.beats_floor must be true, false or null, found {shown(d['beats_floor'])}"
+    means = entry.get("track_mean", {})
+    if not isinstance(means, dict):
+        return f"track_mean must be an object, found {shown(means)}"
+    mean = means.get(HELD_OUT_TRACK)
+    if mean is not None and not (isinstance(mean, dict) and _fraction(mean.get("accuracy"))
+                                 and _interval_ok(mean.get("ci"))):
+        return f"track_mean.{HELD_OUT_TRACK} must be a fraction in [0, 1] with its CI, found {shown(mean)}"
+    gaps = entry.get("same_author_gap", {})
+    if not isinstance(gaps, dict):
+        return f"same_author_gap must be an object, found {shown(gaps)}"
+    for cfg, g in gaps.items():
+        if g is not None and not (isinstance(g, dict) and _fraction(g.get("accuracy"), -1.0)
+                                  and _interval_ok(g.get("ci"), -1.0)):
+            return f"same_author_gap.{cfg} must be a difference in [-1, 1] with its CI, found {shown(g)}"
+    return None
 
 
 def _load(path: Path) -> dict | None:
+    """The JSON document ``path`` of the export (a regular file, bounded), or None when absent."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(read_regular(path, JSON_RECORD_LIMIT).decode("utf-8"))
     except FileNotFoundError:
         return None
 
@@ -130,7 +115,7 @@ def _load(path: Path) -> dict | None:
 def column_order(configs: list[str]) -> list[str]:
     """``configs`` in the order the card's tables show them: the main track, the work-held-out
     track, then the source-held-out track the leaderboard ranks by (each in ``CONFIGS`` order)."""
-    held = _held_out(configs)
+    held = held_out(configs)
     return [c for c in configs if c not in held] + held
 
 
@@ -167,10 +152,10 @@ def _audit_row(leakage: dict, configs: list[str], system: str, kind: str, key: s
     ci = {c: ((fit(c).get("majority_test_ci") if majority else fit(c).get("test_ci")) or {}).get("accuracy")
           if fit(c) else None for c in configs}
     top = [(fit(c).get("test_top_k") or {}).get("majority_accuracy" if majority else "accuracy") if fit(c) else None
-           for c in _held_out(configs)]
+           for c in held_out(configs)]
     mean = leakage.get("track_means", {}).get(mean_key, {}).get(HELD_OUT_TRACK, {})
     same = [((leakage.get("same_author_gap", {}).get(c) or {}).get(mean_key) or {}).get("gap", {}).get("accuracy")
-            for c in _held_out(configs)]
+            for c in held_out(configs)]
     return {"system": system, "kind": kind, "link": None, "beats_floor": None, "accuracy": acc, "ci": ci,
             "held_out_mean": mean.get("accuracy"), "held_out_mean_ci": mean.get("ci"), "top_k": _mean(top),
             "same_author_gap": _mean(same)}
@@ -184,9 +169,9 @@ def _submission_row(e: dict, configs: list[str]) -> dict:
             "accuracy": {c: e["configs"].get(c, {}).get("accuracy") for c in configs},
             "ci": {c: e["configs"].get(c, {}).get("accuracy_ci") for c in configs},
             "held_out_mean": mean.get("accuracy"), "held_out_mean_ci": mean.get("ci"),
-            "top_k": _mean([e["configs"].get(c, {}).get("top_k") for c in _held_out(configs)]),
+            "top_k": _mean([e["configs"].get(c, {}).get("top_k") for c in held_out(configs)]),
             "same_author_gap": _mean([(e.get("same_author_gap", {}).get(c) or {}).get("accuracy")
-                                      for c in _held_out(configs)]),
+                                      for c in held_out(configs)]),
             # None: scored without a floor (the export was not audited) or a CI
             "beats_floor": (f"{sum(b is True for b in beats)}/{len(beats)}" if any(b is not None for b in beats)
                             else None)}
@@ -219,12 +204,18 @@ def board(out: Path) -> dict[str, Any] | None:
     fingerprint = None
     if accepted is not None:
         fingerprint = export_fingerprint(out)
+        accepted = accepted if isinstance(accepted, dict) else {}
+        entries = accepted.get("entries") if isinstance(accepted.get("entries"), list) else [None]
         if accepted.get("export_fingerprint") != fingerprint:
-            note = (f"{len(accepted.get('entries', []))} submission(s) of {LEADERBOARD} were scored against another "
+            note = (f"{len(entries)} submission(s) of {LEADERBOARD} were scored against another "
                     "export and are not shown: score them again and run `sphragis leaderboard`")
         else:
-            rows += [_submission_row(e, configs) for e in accepted["entries"]]
-    held = _held_out(configs)
+            valid = [e for e in entries if check_entry(e) is None]
+            rows += [_submission_row(e, configs) for e in valid]
+            if len(valid) < len(entries):  # the file was edited after `sphragis leaderboard` wrote it
+                note = (f"{len(entries) - len(valid)} submission(s) of {LEADERBOARD} are not shown: their "
+                        "figures are not valid; run `sphragis leaderboard` again")
+    held = held_out(configs)
     for r in rows:
         r["held_out_mean"] = r["held_out_mean"] if r["held_out_mean"] is not None else _mean(
             [r["accuracy"][c] for c in held])

@@ -1,4 +1,4 @@
-"""The pin list as a warehouse table: upstream files the mirror lacks (SPEC §1; issue 19).
+"""The pin list as a warehouse table: upstream files the mirror lacks (SPEC §1).
 
 ``sphragis/sources.json`` names, per snapshot, the upstream files at the pinned commit that the
 mirror could not hold (``missing``). :func:`load_missing_files` writes them to the table

@@ -21,7 +21,7 @@ import duckdb
 
 from . import config
 from .dag import QUERIES_DIR, render_query
-from .state import note_read, relations  # noqa: F401  (relations: re-exported, its home is sphragis.state)
+from .state import note_read, relations
 
 
 @cache

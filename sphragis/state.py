@@ -254,8 +254,8 @@ class RecordingConnection:
 
 def relations(con: duckdb.DuckDBPyConnection) -> set[str]:
     """Names of the tables and views (not temporary, not DuckDB's internal views) of ``con``'s
-    warehouse: the one check every program makes that the tables it reads exist (also
-    ``sphragis.queries.relations``); a model materialized as a view (``mart_published_tokens``)
+    warehouse: the one check every program makes that the tables it reads exist
+    (:func:`sphragis.queries.require_relations`); a model materialized as a view (``mart_published_tokens``)
     counts."""
     return {name for (name,) in con.execute(
         "select table_name from duckdb_tables() where not temporary union all "

@@ -1,5 +1,5 @@
 """``sphragis score``: score an authorship submission against the export, the same way for every
-model, and compare it with the leakage floor (issue 34; SPEC §11; seed 000 "Residual leakage",
+model, and compare it with the leakage floor (SPEC §11; seed 000 "Residual leakage",
 "Source-held-out track").
 
 **Input.** A predictions file, JSON Lines (``.jsonl``, ``.ndjson``, ``.json``; one object per line)
@@ -40,8 +40,15 @@ as its own CI's) and then the held-out one's.
 
 **Export fingerprint** (:func:`sphragis.predictions.export_fingerprint`, the sha256 of the
 export's Parquet files' hashes): every scored submission records it; the leaderboard
-(:mod:`sphragis.leaderboard`, ``sphragis leaderboard``, whose command line is here) takes only
-submissions scored against the export it is rendered for.
+(:mod:`sphragis.leaderboard_collect`, ``sphragis leaderboard``) takes only
+submissions scored against the export it is rendered for, and re-scores their predictions, which
+lie beside the scored JSON (its ``predictions.file`` and ``sha256``).
+
+**Bounded input** (SPEC §13): the predictions file is read once, as a regular file of at most
+:data:`~sphragis.predictions.PREDICTIONS_LIMIT` bytes (a FIFO, a device or a larger file is refused
+in one line naming it and the limit), and its sha256 is of those bytes; a CSV field may be as long
+as the file. The name and link are checked before the scoring
+(:func:`~sphragis.predictions.check_name`, :func:`~sphragis.predictions.check_link`).
 
 **Outputs**: a plain-text table (stdout), ``--json`` (the scored submission: what the
 leaderboard collects) and ``--markdown``.
@@ -57,27 +64,25 @@ import argparse
 import hashlib
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from . import config, leaderboard
+from . import config
 from .benchmark import BY_NAME, CHUNK_SIZES, CONFIGS, config_of
-from .files import JSON_DECIMALS, check_output_file, rounded, write_json, write_text_atomic
-from .predictions import EVAL_SPLIT, FORMAT, TOP_K, SubmissionError, export_fingerprint
+from .files import check_output_file, rounded, write_json, write_text_atomic
+from .predictions import (EVAL_SPLIT, FORMAT, NAME_LIMIT, TOP_K, SubmissionError, check_link, check_name,
+                          export_fingerprint)
 from .state import state_dir
-from .submission_input import Predictions, Truth, load_truth, read_predictions
+from .submission_input import Predictions, Truth, load_truth, read_bytes, read_predictions
 from .submission_report import render_markdown, render_table
 
 __all__ = [
-    "SubmissionError", "Truth", "load_truth", "read_predictions", "render_markdown", "render_table",
-    "score_config", "score_submission",
+    "Export", "SubmissionError", "Truth", "load_export", "load_truth", "read_predictions", "render_markdown",
+    "render_table", "score_config", "score_submission",
 ]
-
-#: Decimals of the fractions in the JSON and Markdown outputs (as ``leakage_report.json``).
-DECIMALS = JSON_DECIMALS
-
 
 # scoring
 
@@ -168,14 +173,47 @@ def _held_out_resamples(main: dict, held_t: Truth, held_pred: Predictions, *, bo
                       draw(len(held_t.ids), bootstrap, rng), len(labels))
 
 
+@dataclass(frozen=True)
+class Export:
+    """What submissions are scored against, read once (the leaderboard re-scores many).
+
+    Attributes:
+        out: the export folder.
+        truth: {config: :class:`Truth`} (:func:`load_truth`).
+        fingerprint: :func:`export_fingerprint`.
+        leakage: ``metadata/leakage_report.json``, or None when the export was not audited.
+    """
+
+    out: Path
+    truth: dict[str, Truth]
+    fingerprint: str
+    leakage: dict | None
+
+
+def load_export(out: Path) -> Export:
+    """Read the export ``out`` for scoring (:class:`Export`).
+
+    Raises:
+        SubmissionError: no configuration or Parquet file, or an unreadable leakage report.
+    """
+    return Export(out, load_truth(out), export_fingerprint(out), _leakage(out))
+
+
 def score_submission(path: Path, out: Path, *, bootstrap: int, seed: int, confidence: float,
-                     name: str | None = None, link: str | None = None) -> dict[str, Any]:
+                     name: str | None = None, link: str | None = None, export: Export | None = None,
+                     data: bytes | None = None) -> dict[str, Any]:
     """Check and score the predictions file ``path`` against the export ``out``.
+
+    ``export`` is ``out`` already read (:func:`load_export`) and ``data`` the file's bytes already
+    read (:func:`read_bytes`): the leaderboard reads each once. ``name`` (default: the file name
+    without extension) and ``link`` are checked first (:func:`sphragis.predictions.check_name`,
+    :func:`~sphragis.predictions.check_link`).
 
     Returns:
         The scored submission (JSON-ready after :func:`rounded`): ``format``, ``name``, ``link``,
-        ``predictions`` (file name and sha256), ``export`` (path and :func:`export_fingerprint`),
-        ``protocol``, ``inputs`` (:func:`declared_columns`: what a model may read), ``configs``
+        ``predictions`` (file name and sha256 of its bytes), ``export`` (path and
+        :func:`export_fingerprint`), ``protocol``, ``inputs`` (:func:`declared_columns`: what a
+        model may read), ``configs``
         ({config: :func:`score_config` result without ``resamples``,
         plus ``floor``, ``text_baseline``, ``majority`` and ``beats_floor``}), ``not_submitted``,
         ``track_gap`` ({k: {"main", "held_out", "accuracy": {"gap", "ci"}, "macro_f1": {...}}}: the seed's
@@ -183,11 +221,17 @@ def score_submission(path: Path, out: Path, *, bootstrap: int, seed: int, confid
         (:func:`track_claims`), ``leakage_report`` (None when the export was not audited).
 
     Raises:
-        SubmissionError: the file does not fit the export (see :func:`read_predictions`).
+        SubmissionError: a bad name or link, or the file does not fit the export (see
+            :func:`read_predictions`; a file that is not regular or over its size limit too).
     """
-    truth = load_truth(out)
-    preds = read_predictions(path, truth)
-    leakage = _leakage(out)
+    name = check_name(path.stem, f"{path} (as the name; give another with --name)") if name is None \
+        else check_name(name, "name")
+    link = check_link(link, "link")
+    export = export or load_export(out)
+    if data is None:
+        data = read_bytes(path)
+    truth, leakage = export.truth, export.leakage
+    preds = read_predictions(path, truth, data)
     configs: dict[str, dict] = {}
     resamples: dict[str, dict | None] = {}
     for cfg, pred in preds.items():
@@ -213,14 +257,12 @@ def score_submission(path: Path, out: Path, *, bootstrap: int, seed: int, confid
                       "ci": _interval(resamples[main][m] - held_res[m], confidence) if bootstrap else None}
         gaps[str(k)] = gap
     claims = track_claims(truth, preds, bootstrap=bootstrap, seed=seed, confidence=confidence)
-    with open(path, "rb") as fh:
-        digest = hashlib.file_digest(fh, "sha256").hexdigest()
     return {
         "format": FORMAT,
-        "name": name or path.stem,
+        "name": name,
         "link": link,
-        "predictions": {"file": path.name, "sha256": digest},
-        "export": {"path": str(out), "fingerprint": export_fingerprint(out)},
+        "predictions": {"file": path.name, "sha256": hashlib.sha256(data).hexdigest()},
+        "export": {"path": str(out), "fingerprint": export.fingerprint},
         "protocol": {
             "split": EVAL_SPLIT, "figures": "fractions in [0, 1]",
             "ci": f"percentile bootstrap over {EVAL_SPLIT} rows (sphragis.evaluation.bootstrap), fresh "
@@ -285,13 +327,18 @@ def _cmd_score(args: argparse.Namespace) -> int:
     sys.stdout.write(render_table(scored))
     if "json" in targets:
         print(f"score: wrote {write_json(targets['json'], rounded(scored))}", file=sys.stderr)
+        beside = targets["json"].parent / scored["predictions"]["file"]
+        if not (beside.is_file() and beside.samefile(args.predictions)):
+            print(f"score: note: the leaderboard re-scores the predictions file named in it from its folder: "
+                  f"copy {args.predictions} to {beside} (the same bytes) before `sphragis leaderboard`",
+                  file=sys.stderr)
     if "markdown" in targets:
         print(f"score: wrote {write_text_atomic(targets['markdown'], render_markdown(scored))}", file=sys.stderr)
     return 0
 
 
 def register(subparsers) -> None:
-    """Add ``sphragis score`` and ``sphragis leaderboard`` to the CLI (loaded by :mod:`sphragis.cli`)."""
+    """Add ``sphragis score`` to the CLI (loaded by :mod:`sphragis.cli`)."""
     from .evaluation.cli import add_bootstrap_options
 
     s = subparsers.add_parser(
@@ -305,38 +352,11 @@ def register(subparsers) -> None:
         "submission the leaderboard collects (sphragis leaderboard).")
     s.add_argument("predictions", metavar="PREDICTIONS", help="predictions file (.jsonl or .csv)")
     s.add_argument("--out", help="export directory (default: SPHRAGIS_OUT)")
-    s.add_argument("--name", help="submission name (default: the file name without extension)")
-    s.add_argument("--link", help="URL of the model or paper (shown on the leaderboard)")
-    s.add_argument("--json", metavar="PATH", help="write the scored submission as JSON (e.g. into leaderboard/)")
+    s.add_argument("--name", help=f"submission name, one line of at most {NAME_LIMIT} printable characters "
+                   "(default: the file name without extension)")
+    s.add_argument("--link", help="http(s) URL of the model or paper (shown on the leaderboard)")
+    s.add_argument("--json", metavar="PATH", help="write the scored submission as JSON (e.g. leaderboard/NAME.json, "
+                   "beside the predictions file leaderboard/NAME.jsonl: the leaderboard re-scores it)")
     s.add_argument("--markdown", metavar="PATH", help="write the report as Markdown")
     add_bootstrap_options(s, "test rows")
     s.set_defaults(func=_cmd_score)
-    register_leaderboard(subparsers)
-
-
-def _cmd_leaderboard(args: argparse.Namespace) -> int:
-    out = Path(args.out) if args.out else config.settings().out
-    path, doc = leaderboard.write(Path(args.folder), out)
-    for r in doc["refused"]:
-        print(f"leaderboard: refused {r['file']}: {r['reason']}", file=sys.stderr)
-    sys.stdout.write(leaderboard.render_table(leaderboard.board(out)))
-    from .audit import card_note, rerender_card  # the audit's re-rendering, with its note
-
-    print(f"leaderboard: {len(doc['entries'])} submission(s) accepted, {len(doc['refused'])} refused; wrote "
-          f"{path}; {card_note(out, rerender_card(out))}", file=sys.stderr)
-    return 0
-
-
-def register_leaderboard(subparsers) -> None:
-    """Add ``sphragis leaderboard`` (:mod:`sphragis.leaderboard`) to the CLI."""
-    a = subparsers.add_parser(
-        "leaderboard", help="collect scored submissions into the export's leaderboard (card and docs site)",
-        description="Take every scored submission (`sphragis score --json`) of FOLDER that was scored against "
-        "this export (same export fingerprint) and scores every source_held_out_* configuration; refuse "
-        "the others with the reason. Writes metadata/leaderboard.json into the export, re-renders the "
-        "dataset card and prints the leaderboard: the submissions with the leakage floor and the "
-        "baselines of metadata/leakage_report.json, sorted by the source-held-out track.")
-    a.add_argument("folder", nargs="?", default=str(leaderboard.DEFAULT_DIR), metavar="FOLDER",
-                   help=f"folder of scored submissions (default {leaderboard.DEFAULT_DIR}/)")
-    a.add_argument("--out", help="export directory (default: SPHRAGIS_OUT)")
-    a.set_defaults(func=_cmd_leaderboard)

@@ -1,4 +1,4 @@
-"""Input of ``sphragis score`` (issue 34; the format is in :mod:`sphragis.submission`): the gold
+"""Input of ``sphragis score`` (SPEC §11; the format is in :mod:`sphragis.submission`): the gold
 labels of each configuration's test split read from the export (:func:`load_truth`), and a
 predictions file read and checked against them (:func:`read_predictions`), each failure one
 :class:`sphragis.predictions.SubmissionError` naming the file and line.
@@ -17,9 +17,10 @@ from typing import Any
 import numpy as np
 
 from .benchmark import BY_NAME, CONFIGS
-from .predictions import CSV_SCORE_PREFIX, EVAL_SPLIT, FIELDS, SCORES, SubmissionError
+from .files import InputFileError, read_regular
+from .predictions import CSV_SCORE_PREFIX, EVAL_SPLIT, FIELDS, PREDICTIONS_LIMIT, SCORES, SubmissionError, shown
 
-__all__ = ["Predictions", "Truth", "load_truth", "read_predictions"]
+__all__ = ["Predictions", "Truth", "load_truth", "read_bytes", "read_predictions"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -98,15 +99,30 @@ class Predictions:
     lines: dict[str, int]
 
 
-def _records(path: Path) -> Iterator[tuple[int, Any]]:
-    """``(line, record)`` of a predictions file: a dict per JSON line, or per CSV row (scores
-    gathered from the ``scores.<label>`` columns); a malformed line is raised at once."""
+def read_bytes(path: Path) -> bytes:
+    """The bytes of the predictions file ``path``: a regular file (or a link to one) of at most
+    :data:`~sphragis.predictions.PREDICTIONS_LIMIT` bytes, read without waiting on a FIFO
+    (:func:`sphragis.files.read_regular`).
+
+    Raises:
+        SubmissionError: ``path`` is missing, unreadable, not a regular file or over the limit
+            (one line naming it, what it is, and the limit).
+    """
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        return read_regular(path, PREDICTIONS_LIMIT)
+    except InputFileError as exc:
+        raise SubmissionError(f"{exc} (predictions)") from None
+    except OSError as exc:
+        raise SubmissionError(f"{path}: cannot read the predictions ({exc.strerror})") from None
+
+
+def _records(path: Path, data: bytes) -> Iterator[tuple[int, Any]]:
+    """``(line, record)`` of a predictions file of bytes ``data``: a dict per JSON line, or per CSV
+    row (scores gathered from the ``scores.<label>`` columns); a malformed line is raised at once."""
+    try:
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise SubmissionError(f"{path}: not UTF-8 text ({exc})") from exc
-    except OSError as exc:
-        raise SubmissionError(f"{path}: cannot read the predictions ({exc.strerror})") from exc
     is_csv = path.suffix.lower() == ".csv" or (
         path.suffix.lower() not in (".jsonl", ".ndjson", ".json") and not text.lstrip().startswith("{"))
     if not is_csv:
@@ -117,19 +133,37 @@ def _records(path: Path) -> Iterator[tuple[int, Any]]:
                 rec = json.loads(raw)
             except ValueError as exc:
                 raise SubmissionError(f"{path}:{line}: malformed line: not JSON ({exc.msg})") from exc
+            except RecursionError:
+                raise SubmissionError(f"{path}:{line}: malformed line: JSON nested too deeply") from None
             if not isinstance(rec, dict):
                 raise SubmissionError(f"{path}:{line}: malformed line: a JSON object is expected, "
                                       f"found {type(rec).__name__}")
             yield line, rec
         return
-    reader = csv.reader(text.splitlines())
+    yield from _csv_records(path, text)
+
+
+def _csv_records(path: Path, text: str) -> Iterator[tuple[int, Any]]:
+    """The CSV side of :func:`_records`. A field may be as long as the file: the csv module's limit
+    of 128 KiB per field (its one error on text split into lines) is raised to the text's length
+    while it reads."""
+    previous = csv.field_size_limit()
+    csv.field_size_limit(max(previous, len(text)))
+    try:
+        yield from _csv_rows(path, csv.reader(text.splitlines()))
+    finally:
+        csv.field_size_limit(previous)
+
+
+def _csv_rows(path: Path, reader) -> Iterator[tuple[int, Any]]:
     header = next(reader, None)
     if header is None:
         raise SubmissionError(f"{path}:1: malformed line: no CSV header")
     unknown = [c for c in header if c not in FIELDS and not c.startswith(CSV_SCORE_PREFIX)]
     if unknown or any(f not in header for f in FIELDS):
         raise SubmissionError(f"{path}:1: malformed line: the CSV header needs the columns {', '.join(FIELDS)} "
-                              f"and optional {CSV_SCORE_PREFIX}<author> columns, found {', '.join(header)}")
+                              f"and optional {CSV_SCORE_PREFIX}<author> columns, found "
+                              f"{', '.join(map(shown, header))}")
     for row in reader:
         line = reader.line_num
         if not any(cell.strip() for cell in row):
@@ -145,8 +179,8 @@ def _records(path: Path) -> Iterator[tuple[int, Any]]:
                     try:
                         scores[col[len(CSV_SCORE_PREFIX):]] = float(cell)
                     except ValueError:
-                        raise SubmissionError(f"{path}:{line}: malformed line: {col} {cell!r} is not a "
-                                              "number") from None
+                        raise SubmissionError(f"{path}:{line}: malformed line: {shown(col)} {shown(cell)} is not "
+                                              "a number") from None
             else:
                 rec[col] = cell
         if scores:
@@ -154,8 +188,9 @@ def _records(path: Path) -> Iterator[tuple[int, Any]]:
         yield line, rec
 
 
-def read_predictions(path: Path, truth: dict[str, Truth]) -> dict[str, Predictions]:
-    """Read and check a predictions file against the export (see the module docstring).
+def read_predictions(path: Path, truth: dict[str, Truth], data: bytes | None = None) -> dict[str, Predictions]:
+    """Read and check a predictions file against the export (see the module docstring): its bytes
+    ``data`` when given (read once by the caller, who hashes them), else :func:`read_bytes`.
 
     Returns:
         {config: :class:`Predictions`} for every configuration the file names, in
@@ -166,7 +201,7 @@ def read_predictions(path: Path, truth: dict[str, Truth]) -> dict[str, Predictio
             ``<file>: <config>: ...`` with the count and the first missing id).
     """
     seen: dict[str, dict[str, tuple[int, str, dict | None]]] = {}
-    for line, rec in _records(path):
+    for line, rec in _records(path, read_bytes(path) if data is None else data):
         where = f"{path}:{line}"
         missing = [f for f in FIELDS if f not in rec]
         extra = sorted(set(rec) - set(FIELDS) - {SCORES})
@@ -177,19 +212,19 @@ def read_predictions(path: Path, truth: dict[str, Truth]) -> dict[str, Predictio
         for f in FIELDS:
             if not isinstance(rec[f], str):
                 raise SubmissionError(f"{where}: malformed line: {f} must be a string, found "
-                                      f"{json.dumps(rec[f], ensure_ascii=False)}")
+                                      f"{shown(rec[f])}")
         cfg, row_id, author = rec["config"], rec["id"], rec["author"]
         if cfg not in truth:
-            raise SubmissionError(f"{where}: unknown configuration {cfg!r} (this export has {', '.join(truth)})")
+            raise SubmissionError(f"{where}: unknown configuration {shown(cfg)} (this export has {', '.join(truth)})")
         t = truth[cfg]
         if row_id not in t.position:
-            raise SubmissionError(f"{where}: unknown id {row_id!r}: not a {EVAL_SPLIT} row of {cfg}")
+            raise SubmissionError(f"{where}: unknown id {shown(row_id)}: not a {EVAL_SPLIT} row of {cfg}")
         rows = seen.setdefault(cfg, {})
         if row_id in rows:
-            raise SubmissionError(f"{where}: duplicate row: id {row_id!r} of {cfg} is already on line "
+            raise SubmissionError(f"{where}: duplicate row: id {shown(row_id)} of {cfg} is already on line "
                                   f"{rows[row_id][0]}")
         if author not in t.labels:
-            raise SubmissionError(f"{where}: unknown author label {author!r}: not an author of {cfg} "
+            raise SubmissionError(f"{where}: unknown author label {shown(author)}: not an author of {cfg} "
                                   f"({len(t.labels)} labels, e.g. {t.labels[0]!r})")
         scores = rec.get(SCORES)
         if scores is not None:
@@ -197,11 +232,11 @@ def read_predictions(path: Path, truth: dict[str, Truth]) -> dict[str, Predictio
                 raise SubmissionError(f"{where}: malformed line: {SCORES} must be an object {{author: number}}")
             for label, value in scores.items():
                 if label not in t.labels:
-                    raise SubmissionError(f"{where}: unknown author label {label!r} in {SCORES}: not an "
+                    raise SubmissionError(f"{where}: unknown author label {shown(label)} in {SCORES}: not an "
                                           f"author of {cfg}")
                 if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-                    raise SubmissionError(f"{where}: malformed line: the score of {label!r} must be a finite "
-                                          f"number, found {json.dumps(value)}")
+                    raise SubmissionError(f"{where}: malformed line: the score of {shown(label)} must be a finite "
+                                          f"number, found {shown(value)}")
         rows[row_id] = (line, author, scores)
     if not seen:
         raise SubmissionError(f"{path}: no predictions")

@@ -1,10 +1,41 @@
 """Rendering of a scored submission (``sphragis score``; :mod:`sphragis.submission`): the plain-text
-table printed on stdout (:func:`render_table`) and the ``--markdown`` report (:func:`render_markdown`).
+table printed on stdout (:func:`render_table`) and the ``--markdown`` report (:func:`render_markdown`),
+and the escaping of a submission's strings for Markdown (:func:`markdown_text`,
+:func:`markdown_link`), which the dataset card's leaderboard uses too.
+
+A submission's name and link are data, never markup (SPEC §13): they are checked when read
+(:func:`sphragis.predictions.check_name`, :func:`~sphragis.predictions.check_link`) and escaped
+wherever rendered. Markdown as the Hub renders it (CommonMark with GitHub's tables, raw HTML allowed)
+gives meaning to some ASCII punctuation only, so each such character of a name is escaped:
+``& < > " '`` as HTML character references (no tag or entity can start), the characters that open
+emphasis, code, links, images, strikethrough, math or a heading and GitHub's cell separator with a
+backslash (CommonMark's escape, which holds for any ASCII punctuation). A name is one line, so no
+block (heading, list, quote) can start inside it.
 """
 
 from __future__ import annotations
 
-__all__ = ["render_markdown", "render_table"]
+__all__ = ["markdown_link", "markdown_text", "render_markdown", "render_table"]
+
+_REFERENCES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}
+_MARKDOWN_ESCAPES = str.maketrans({c: _REFERENCES.get(c, "\\" + c) for c in "&<>\"'\\`*_[]|!~#$"})
+#: Characters a checked link may hold that can end a Markdown link destination (an unbalanced
+#: parenthesis): percent-encoded.
+_LINK_ESCAPES = str.maketrans({c: f"%{ord(c):02X}" for c in "()"})
+
+
+def markdown_text(text: str) -> str:
+    """``text`` (one line) as Markdown text that renders as exactly these characters (module
+    docstring), in a paragraph or a table cell."""
+    return text.translate(_MARKDOWN_ESCAPES)
+
+
+def markdown_link(text: str, url: str | None) -> str:
+    """``text`` linked to ``url`` (a link :func:`~sphragis.predictions.check_link` accepted: an
+    http(s) URL of RFC 3986 characters), both escaped; ``text`` alone when ``url`` is None."""
+    if not url:
+        return markdown_text(text)
+    return f"[{markdown_text(text)}]({url.translate(_LINK_ESCAPES)})"
 
 
 def _pct(x: float | None) -> str:
@@ -105,9 +136,10 @@ def _md_table(head: list[str], rows: list[list[str]]) -> list[str]:
 
 
 def render_markdown(scored: dict) -> str:
-    """The Markdown report of a scored submission (the same tables as :func:`render_table`)."""
-    title = f"[{scored['name']}]({scored['link']})" if scored["link"] else scored["name"]
-    lines = [f"# {title}", "", *(f"{line}  " for line in _caption(scored)), "",
+    """The Markdown report of a scored submission (the same tables as :func:`render_table`); the
+    name and link escaped (:func:`markdown_link`), the caption's lines too."""
+    lines = [f"# {markdown_link(scored['name'], scored['link'])}", "",
+             *(f"{markdown_text(line)}  " for line in _caption(scored)), "",
              *_md_table(SUMMARY_HEAD, [[f"`{r[0]}`", *r[1:]] for r in _summary_rows(scored)]), "", DASH_NOTE]
     if scored["track_gap"]:
         lines += ["", "## Track gap (main − source-held-out)", "", *_md_table(GAP_HEAD, _gap_rows(scored))]

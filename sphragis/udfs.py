@@ -20,8 +20,8 @@ any model, so every model can use them:
 ``lower_grc`` is an Arrow-vectorized Python UDF. ``grc_utils.lower_grc`` maps one character at a
 time (two character→character tables applied in turn), so it equals ``str.translate`` with the
 table ``c → lower_grc(c)``; that table is filled lazily per code point, and each DuckDB batch
-(2,048 rows) is dictionary-encoded so only its distinct strings are translated. Cost on the
-1.64M forms of the real warehouse: about 1-1.5 s (DuckDB's own ``lower`` takes 0.1-0.2 s).
+(2,048 rows) is dictionary-encoded so only its distinct strings are translated. On the real
+warehouse's forms it costs several times DuckDB's own ``lower``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The warehouse file and its manifest file: where the manifest goes (:func:`manifest_path`), the
 stamp of the file it describes (:func:`warehouse_stamp`), every table's recorded content
 (:func:`record_contents`) and the check of tables changed behind a build's back
-(:func:`changed_tables`, :func:`distrust`; issue #27)."""
+(:func:`changed_tables`, :func:`distrust`; SPEC §13)."""
 
 from __future__ import annotations
 
@@ -51,8 +51,8 @@ def _recorded_tables(manifest: dict) -> dict[str, tuple[str, dict]]:
 def record_contents(con: duckdb.DuckDBPyConnection, manifest: dict) -> None:
     """Put the content (:func:`sphragis.runner.content_of`: columns, rows, order-insensitive row hash)
     of every table of :func:`_recorded_tables` that lacks one into ``manifest`` and store it again
-    in ``build_manifest``. A model rebuilt with early cutoff already has it. Measured on the real
-    warehouse: 8.5 s for the 86 tables of a full build (2% of that build, on a loaded machine)."""
+    in ``build_manifest``. A model rebuilt with early cutoff already has it. On the real
+    warehouse this is a small share of a full build."""
     present = set(runner.relations(con))
     for name, (_kind, rec) in _recorded_tables(manifest).items():
         c = rec.get("content")

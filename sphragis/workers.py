@@ -1,7 +1,7 @@
 """Worker processes that end with their parent (SPEC §13: a killed build leaves nothing running).
 
-Used as the ``initializer`` of the ingest pool (:mod:`ingest.load`) and of the export's CoNLL 2018
-loader pool (:mod:`export.writer`).
+Used as the ``initializer`` of the ingest pool (:mod:`sphragis.ingest.load`) and of the export's CoNLL 2018
+loader pool (:mod:`sphragis.export.writer`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def exit_with_parent(parent: int) -> None:
             ``initargs``).
     """
     # Ctrl-C reaches every process of the terminal's process group: the parent stops the build and
-    # reports it once; a worker ignores it (no KeyboardInterrupt traceback of its own; issue #27).
+    # reports it once; a worker ignores it (no KeyboardInterrupt traceback of its own).
     # It was forked with SIGINT blocked (sigint_held): one pending since is dropped here.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})

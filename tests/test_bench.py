@@ -1,5 +1,5 @@
 """``make bench`` (sphragis/bench.py): what users wait for is measured per step and summed for
-``make export`` (issue 33). The children are replaced by recorded results: the real bench runs
+``make export``. The children are replaced by recorded results: the real bench runs
 minutes of both cores."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Registry profiles, the seed-000 reconciliation and the generated dataset card (issue 19)."""
+"""Registry profiles, the seed-000 reconciliation and the generated dataset card (SPEC §6, §9)."""
 
 from __future__ import annotations
 
@@ -203,7 +203,7 @@ def test_card_is_valid_and_its_author_table_equals_the_parquet(real_export):
     assert table["Xenophon"] == (5450, 650, 650)
 
 
-# --------------------------------------------------------------------------- what the card says (issue 32)
+# --------------------------------------------------------------------------- what the card says
 def _mini_export(tmp_path, authors):
     import pyarrow as pa
     import pyarrow.parquet as papq
@@ -265,7 +265,7 @@ def test_check_card_fails_on_a_split_table_author_without_rows(tmp_path):
 
 def test_check_card_fails_on_a_merge_whose_parts_do_not_add_up(tmp_path):
     out = _mini_export(tmp_path, ["Xenophon"])
-    # the VerbForm=Ger merge without its absent part: 93.19 % (the error the card had)
+    # the VerbForm=Ger merge without its absent part: 93.19 %, a card that forgets a part
     assert card.check_card(CARD_TEXT.format(pseudo="none", absent=""), out) == [
         "merge feats VerbForm=Ger: its parts add up to 93.19 %, not 100 %"]
 
@@ -306,3 +306,71 @@ def test_the_real_cards_license_table_curation_total_and_tracks_are_the_builds(r
     assert p["retained_after_curation"] == 72_188
     assert len(TRACKS) == 3 and "on three tracks" in text and "Scores of the three tracks" in text
     assert "the two tracks" not in text
+
+
+# --------------------------------------------------------------------------- hostile submission names
+
+#: Names a submitter may choose (each is one line of printable characters, so each is accepted) that
+#: would be markup if the card did not escape them.
+HOSTILE_NAMES = (
+    "<script>alert(1)</script>", '<img src=x onerror="alert(1)">', "[click](javascript:alert(1))",
+    "## a heading", "a | b | c", "`code` *em* __strong__ ~~strike~~", "&lt;b&gt; &amp; &#60;i>",
+    "$x^2$ \\(y\\)", "\\<b>bold</b>", "<!-- comment", "![img](https://x.org/i.png)", "<https://x.org>",
+)
+#: The elements and attributes the card's Markdown may render to (CommonMark with tables, raw HTML
+#: on, as the Hub renders it), and the link schemes.
+ALLOWED_TAGS = {"html", "body", "div", "p", "h1", "h2", "h3", "h4", "h5", "h6", "table", "thead", "tbody", "tr",
+                "th", "td", "a", "code", "pre", "em", "strong", "ul", "ol", "li", "blockquote", "hr", "br"}
+ALLOWED_ATTRIBUTES = {"href", "style", "class"}
+
+
+def _card_html(text: str):
+    """The card rendered as the Hub does (Markdown with tables, raw HTML passed through), parsed."""
+    import lxml.html
+    from markdown_it import MarkdownIt
+
+    body = text.split("\n---\n", 1)[1]  # after the YAML header
+    return lxml.html.document_fromstring(MarkdownIt("commonmark", {"html": True}).enable("table").render(body))
+
+
+def test_hostile_submission_names_render_as_text_in_the_card(tiny_exported, tmp_path):
+    import json
+    import shutil
+
+    from sphragis import leaderboard
+    from sphragis.benchmark import CONFIGS
+    from sphragis.predictions import export_fingerprint
+
+    out = tmp_path / "sphragis"
+    shutil.copytree(tiny_exported.out, out, symlinks=True)
+    configs = [c for c in CONFIGS if (out / "data" / c).is_dir()]
+    link = "https://example.org/model_(v2)?a=1&b='2'#x"
+
+    def entry(name: str, k: int) -> dict:
+        figures = {"accuracy": 0.5 + k / 100, "accuracy_ci": [0.4, 0.6], "macro_f1": 0.5, "macro_f1_ci": [0.4, 0.6],
+                   "top_k": None, "beats_floor": None}
+        return {"name": name, "link": link if k % 2 else None, "file": f"{k}.json", "predictions_sha256": "0" * 64,
+                "configs": {c: figures for c in configs}, "track_gap": {}, "track_mean": {},
+                "same_author_gap": {}}
+
+    entries = [entry(n, k) for k, n in enumerate(HOSTILE_NAMES)]
+    assert [leaderboard.check_entry(e) for e in entries] == [None] * len(entries)
+    (out / leaderboard.LEADERBOARD).write_text(json.dumps(
+        {"export_fingerprint": export_fingerprint(out), "entries": entries, "refused": []}), encoding="utf-8")
+    text = card.render_card(out)
+    doc = _card_html(text)
+    assert {e.tag for e in doc.iter() if isinstance(e.tag, str)} <= ALLOWED_TAGS
+    assert {a for e in doc.iter() if isinstance(e.tag, str) for a in e.attrib} <= ALLOWED_ATTRIBUTES
+    assert {c for c in doc.xpath("//@class") if not c.startswith("language-")} == set()  # code blocks' language
+    assert {s for s in doc.xpath("//@style") if not s.startswith("text-align:")} == set()
+    assert [h for h in doc.xpath("//a/@href") if not h.startswith(("https://", "http://", "#"))] == []
+    assert not doc.xpath("//comment()")
+    # each name is the text of its row's system cell, and the link its href, unchanged
+    by_name = {}
+    for row in doc.xpath("//tr[td]"):
+        cell = row.xpath("td")[1]
+        by_name[cell.text_content()] = cell.xpath("a/@href")
+    for k, name in enumerate(HOSTILE_NAMES):
+        assert by_name[name] == ([link.replace("(", "%28").replace(")", "%29")] if k % 2 else []), name
+    # nothing of a name leaves its cell: every heading is the card's own
+    assert all(not h.text_content().startswith("a heading") for h in doc.xpath("//h1|//h2|//h3|//h4"))

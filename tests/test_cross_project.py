@@ -1,7 +1,7 @@
-"""SPEC §5.1 "Project-neutral strings" (issue 12): the form rules of ``int_token_forms``, the
+"""SPEC §5.1 "Project-neutral strings": the form rules of ``int_token_forms``, the
 split-word merge of ``int_split_words`` and the trees, the lemma rules, the §5.1 invariant in the
-export validator (on the issue's examples and on hostile strings from hypothesis), and on the real
-sources: the issue's sentences published with exactly the strings AGDT and UD Perseus write, and
+export validator (on known examples and on hostile strings from hypothesis), and on the real
+sources: known sentences published with exactly the strings AGDT and UD Perseus write, and
 the cross-project identity mart."""
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ def test_form_rule_flags(forms):
     assert flags["ου\u0313"] == (False, False, False, False)
 
 
-# the issue's split words: (token_pos, project, src_id, form, head, is_multiword)
+# split words: (token_pos, project, src_id, form, head, is_multiword)
 SPLIT = [
     # Gorman-style hyphen pieces: ἐμοὶ κ- ἀκείνῳ ; οὔ -τε (τε hangs from οὔ) ; οὐ -δὲ
     (1, "gorman", "1", "ἐμοὶ", 0, False),
@@ -103,7 +103,7 @@ SPLIT = [
     (5, "gorman", "5", "-τε", 4, False),
     (6, "gorman", "6", "οὐ", 1, False),
     (7, "gorman", "7", "-δὲ", 6, False),
-    # issue 30: οὔτε and οὐδὲ are words a source writes unsplit (κἀκείνῳ is in seed crasis_forms)
+    # οὔτε and οὐδὲ are words a source writes unsplit (κἀκείνῳ is in seed crasis_forms)
     (8, "agdt", "8", "οὔτε", 1, False),
     (9, "agdt", "9", "οὐδὲ", 1, False),
 ]

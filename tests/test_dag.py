@@ -1,4 +1,4 @@
-"""Every SQL in the DAG (issue 28 item 3): named queries rendered with ``ref()``/``source()`` and
+"""Every SQL in the DAG: named queries rendered with ``ref()``/``source()`` and
 listed in the manifest with their edges, the programs that read the warehouse declared as
 exposures, and the docs lineage read from the manifest (``sphragis/dag.py``,
 ``sphragis/workbench/catalog.py``).
@@ -14,9 +14,9 @@ import pytest
 from sphragis import dag, queries, runner, state
 from sphragis.workbench import catalog
 
-#: The programs that read the warehouse (issue 28: export, audit, report, eval, treebank, docs).
+#: The programs that read the warehouse.
 EXPOSURES = {"export", "audit", "report", "eval", "treebank", "folds", "docs"}
-#: Tables the issue found missing from the grep-built lineage; each must reach a consumer.
+#: Tables a grep-built lineage would miss; each must reach a consumer.
 ONCE_MISSING = ("int_curated_sentences", "int_works_registry", "int_dedup_groups", "raw_sentences", "benchmark_configs")
 
 

@@ -1,4 +1,4 @@
-"""dbt-core + dbt-duckdb build the warehouse the runner builds, from the same files (issue 28, item 5).
+"""dbt-core + dbt-duckdb build the warehouse the runner builds, from the same files.
 
 ``dbt_project.yml``, ``profiles.yml`` and the plugin ``sphragis.dbt_plugin`` (the Python UDFs) let
 ``dbt build`` run the models, seeds, macros, yml data tests and SQL tests with no edit to any
@@ -109,7 +109,7 @@ def test_dbt_builds_the_fixture_warehouse_the_runner_builds(tiny_exported, tmp_p
     failed = [(r["unique_id"], r["status"], r["message"]) for r in results
               if r["status"] not in ("success", "pass") and not (r["unique_id"].startswith("exposure.") and r["status"] == "no-op")]
     assert done.returncode == 0 and not failed, (failed[:10], done.stdout[-3000:])
-    # every generic test's arguments under `arguments:`, as dbt >= 1.10 asks (177 deprecations before)
+    # every generic test's arguments under `arguments:`, as dbt >= 1.10 asks (no deprecation warning)
     assert "Deprecat" not in done.stdout, done.stdout[-3000:]
     statuses = collections.Counter((r["unique_id"].split(".")[0], r["status"]) for r in results)
 

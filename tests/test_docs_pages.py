@@ -1,4 +1,4 @@
-"""The documentation in the repository (issue 32): the generated pages of ``docs/`` match their
+"""The documentation in the repository: the generated pages of ``docs/`` match their
 generator (``sphragis.workbench.pages``), and every ``§`` / docs reference in the README, the docs
 and the code's docstrings, comments and model docs resolves inside the repository."""
 

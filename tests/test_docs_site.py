@@ -1,4 +1,4 @@
-"""``sphragis docs`` (issue #16): the static site documents every raw table, seed and model with
+"""``sphragis docs``: the static site documents every raw table, seed and model with
 its columns and lineage, and works in a real browser.
 
 * ``test_site_on_the_tiny_warehouse``: the site built from the models and the hand-made variation
@@ -100,7 +100,7 @@ def test_site_on_the_tiny_warehouse(tiny_site):
     assert 'class="error"' not in an
     # an analysis of a table this (partial) warehouse lacks is not run, and says so
     assert 'id="upos_per_project"' in an and "Not run: the warehouse has no tokens" in an
-    # the repository's docs/ are published with the dictionary (issue 32), their comments left out
+    # the repository's docs/ are published with the dictionary, their comments left out
     # (the generated pages' header would show as text: the renderer escapes raw HTML)
     for p in (out / "docs").glob("*.html"):
         assert "&lt;!--" not in p.read_text(encoding="utf-8"), p
@@ -337,7 +337,7 @@ def test_site_in_headless_chromium(site_dir):
 
 
 # --------------------------------------------------------------------------------------------
-# the lineage picture (issue 32): laid out by ELK in the page, fitted, focus view
+# the lineage picture: laid out by ELK in the page, fitted, focus view
 
 
 def _lineage_data(html: str) -> list[dict]:
@@ -518,13 +518,14 @@ def test_leaderboard_in_headless_chromium(tmp_path):
     out = tmp_path / "export"
     for cfg in CONFIGS:
         make_export(out, 1, cfg, {"train": 4, "validation": 2, "test": 2})
-    preds = tmp_path / "perfect.jsonl"
+    board = tmp_path / "board"
+    board.mkdir()
+    preds = board / "perfect.jsonl"  # beside its scored JSON: the leaderboard re-scores it
     with preds.open("w", encoding="utf-8") as fh:
         for cfg in CONFIGS:
             t = pq.read_table(out / "data" / cfg / "test-00000-of-00001.parquet", columns=["id", "author"])
             for i, a in zip(t.column("id").to_pylist(), t.column("author").to_pylist()):
                 fh.write(json.dumps({"id": i, "config": cfg, "author": a}) + "\n")
-    board = tmp_path / "board"
     assert cli.main(["score", str(preds), "--out", str(out), "--name", "Perfect", "--json",
                      str(board / "perfect.json"), "--bootstrap", "99"]) == 0
     assert cli.main(["leaderboard", str(board), "--out", str(out)]) == 0

@@ -1,4 +1,4 @@
-"""Tests of sphragis.evaluation.drift (issue 8 item 3; SPEC §12; seed 001 convention decomposition).
+"""Tests of sphragis.evaluation.drift (SPEC §12; seed 001 convention decomposition).
 
 The crafted pair below is small enough to score by hand; every expected figure is derived in
 the comments. The integration test applies two known convention changes to the real UD PROIEL
@@ -203,8 +203,8 @@ def test_real_proiel_fold_known_conventions():
 
 
 # --------------------------------------------------------------------------------------------
-# Named definitions (issue 17): scheme types and the per-type denominator, on fixtures cut from
-# the issue's two example sentences (tests/fixtures/eval/README.md)
+# Named definitions: scheme types and the per-type denominator, on fixtures cut from
+# two example sentences (tests/fixtures/eval/README.md)
 # --------------------------------------------------------------------------------------------
 
 FIXTURES = Path(__file__).parent / "fixtures" / "eval"
@@ -260,7 +260,7 @@ def test_scheme_types_on_proiel_64490_against_empty_feats():
                    "Mood": (1, 0, 0, 0.0), "Number": (4, 0, 0, 0.0), "Person": (2, 0, 0, 0.0),
                    "Tense": (3, 0, 0, 0.0), "VerbForm": (3, 0, 0, 0.0), "Voice": (3, 0, 0, 0.0)}
     # observed: b uses no type, so all ten gold types are scheme-absent and so is every error
-    # (5/6 = 83.33 scheme-absent / 0.00 shared), including Δελφῶν: the issue's 74.74 / 0.00
+    # (5/6 = 83.33 scheme-absent / 0.00 shared), including Δελφῶν: as the real fold's 74.74 / 0.00
     obs = decompose(a, b, scheme_types="observed")
     assert obs.scheme == () and len(obs.scheme_absent_types) == 10
     assert (r2(obs.scheme_absent_points), r2(obs.shared_scheme_points)) == (83.33, 0.0)
@@ -310,8 +310,8 @@ def test_per_type_denominator_on_perseus_197_216():
         assert (asp.a_words, asp.b_words, asp.union_words, asp.same) == (1, 6, 6, 1)
     per_gold = {f.feature: r2(f.agreement) for f in gold.feature_agreement}
     per_union = {f.feature: r2(f.agreement) for f in union.feature_agreement}
-    # gold denominator: 1/1 = 100.0 (the issue's 676/676 in small); union: 1/6 = 16.67
-    # (the issue's 676/3,650 = 18.52)
+    # gold denominator: 1/1 = 100.0 (the real fold's 676/676 in small); union: 1/6 = 16.67
+    # (the real fold's 676/3,650 = 18.52)
     assert per_gold["Aspect"] == 100.0 and per_union["Aspect"] == 16.67
     # Voice: 6 verbs carry it on both sides, ποιούμενοι and τρέφεσθαι differ → 4/6 either way
     assert per_gold["Voice"] == per_union["Voice"] == 66.67
@@ -340,7 +340,7 @@ def test_definition_errors():
 
 @pytest.mark.integration
 def test_real_proiel_fold_against_empty_feats():
-    """Issue 17 / seed 001: UD PROIEL test gold against a prediction with empty FEATS splits the
+    """Seed 001: UD PROIEL test gold against a prediction with empty FEATS splits the
     74.74-point UFeats gap 24.22 scheme-absent / 50.53 shared under the protocol's definitions
     (3,224 words carry one of PROIEL's five non-conversion types, 10,090 words do not), and
     74.74 / 0.00 when the scheme is the types the prediction uses (none)."""

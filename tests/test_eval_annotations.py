@@ -1,4 +1,4 @@
-"""Warehouse annotations as CoNLL-U (issue 8 item 4; SPEC §3–§5, §12).
+"""Warehouse annotations as CoNLL-U (SPEC §3–§5, §12).
 
 Two layers:
 
@@ -445,7 +445,7 @@ def test_real_drift_reflects_the_spec_merges(real_pair):
 
 @pytest.mark.integration
 def test_real_aspect_agreement_per_definition(real_pair):
-    """Issue 17: Aspect on UD Perseus test vs its AGDT native conversion is 100.0 % (676/676) over
+    """Aspect on UD Perseus test vs its AGDT native conversion is 100.0 % (676/676) over
     the gold words with Aspect (seed 001's definition) and 18.52 % (676/3,650) over the words
     where either side has it: the native conversion adds Aspect to every present and aorist."""
     source, native = real_pair

@@ -1,4 +1,4 @@
-"""``sphragis eval`` (issue 8; SPEC §12; seed 001): overlap, score and drift on the command line.
+"""``sphragis eval`` (SPEC §12; seed 001): overlap, score and drift on the command line.
 
 Scoring and drift run on the 20-sentence cut of the real UD Perseus test fold
 (``tests/fixtures/eval/``, CC BY-NC-SA 2.5) and perturbed copies of it whose expected figures
@@ -210,7 +210,7 @@ PROIEL_64490 = FIXTURE.parent / "grc_proiel-ud-test.64490.conllu"
 
 
 def test_drift_protocol_and_definitions(capsys, tmp_path):
-    # UD PROIEL test sent_id 64490 against itself with every FEATS blanked (the issue-17 example;
+    # UD PROIEL test sent_id 64490 against itself with every FEATS blanked (tests/fixtures/eval/README.md;
     # figures derived by hand in tests/test_drift.py)
     a = PROIEL_64490.read_text(encoding="utf-8")
     b = tmp_path / "empty.conllu"

@@ -1,4 +1,4 @@
-"""Overlap manifests (issue 8 item 1; SPEC §12; seed 001 "Leakage controls").
+"""Overlap manifests (SPEC §12; seed 001 "Leakage controls").
 
 Two layers of tests:
 
@@ -37,7 +37,6 @@ MARTS = list(overlap.MARTS)
 AGDT1 = "tlg0003.tlg001.perseus-grc1.1.tb.xml"
 AGDT2 = "tlg0008.tlg001.perseus-grc1.12.tb.xml"
 SAYS = ["ὁ", "ἀνὴρ", "λέγει", "·"]
-WHAT = ["τί", "φῄς", ";"]
 THUS = ["καὶ", "ταῦτα", "μὲν", "δὴ", "οὕτως", "."]
 FLOWS = ["πάντα", "ῥεῖ", "."]
 

@@ -1,4 +1,4 @@
-"""One home for every rule (issue 15): the benchmark's shape, the list of projects and the
+"""One home for every rule: the benchmark's shape, the list of projects and the
 evaluation folds are read from their seeds by both the SQL models and Python; the named queries
 of ``sql/queries/`` are the SQL the Python modules run; no two modules import each other.
 """
@@ -8,8 +8,11 @@ from __future__ import annotations
 import ast
 import graphlib
 import hashlib
+import io
 import re
 import runpy
+import subprocess
+import tokenize
 import tomllib
 from pathlib import Path
 
@@ -28,7 +31,7 @@ PACKAGES = {"sphragis": REPO / "sphragis", "sphragis.export": REPO / "export", "
 
 def test_benchmark_shape_comes_from_the_seeds():
     # seed 000 "Configurations": two tracks x chunk sizes 1, 5, 10, 50, and the work-held-out track
-    # (issue 31); splits train/validation/test
+    # (SPEC §8); splits train/validation/test
     assert benchmark.CONFIGS == ("sentence_1", "sentence_5", "sentence_10", "sentence_50", "source_held_out_1",
                                  "source_held_out_5", "source_held_out_10", "source_held_out_50",
                                  "work_held_out_1", "work_held_out_5", "work_held_out_10", "work_held_out_50")
@@ -125,7 +128,7 @@ def test_every_named_query_is_used_and_exists():
         query("nonexistent")
 
 
-#: SQL lines a module may hold in Python strings (issue 15); the runner, which assembles model
+#: SQL lines a module may hold in Python strings; the runner, which assembles model
 #: DDL, is exempt.
 MAX_SQL_LINES = 20
 _SQL_STRING = re.compile(r"\bselect\b[\s\S]*\bfrom\b|\binsert into\b|\bcreate (or replace )?(temp )?(table|view|macro)\b"
@@ -153,7 +156,7 @@ def test_sql_lives_in_sql_files():
                       "SQL to a model or a named query of sql/queries (sphragis.queries.query)")
 
 
-#: The most lines one SQL string of a Python module may span (issue 28: a longer SQL is a model or
+#: The most lines one SQL string of a Python module may span (a longer SQL is a model or
 #: a named query); the runner, which assembles model DDL, is exempt.
 MAX_SQL_STRING_LINES = 3
 
@@ -257,7 +260,7 @@ def test_the_build_uses_the_seeds(real_warehouse):
 
 
 # --------------------------------------------------------------------------------------------
-# Byte identity of the export (issue 15: a refactor must not change the published bytes)
+# Byte identity of the export (a refactor must not change the published bytes)
 
 SHA256_DIR = REPO / "tests" / "fixtures" / "export_sha256"
 _UPDATE = ("If the output change is intended, update {file} (`sha256sum` of the listed files, run in the "
@@ -287,14 +290,13 @@ def test_fixture_export_is_byte_identical(tiny_exported):
 
 @pytest.mark.integration
 def test_real_export_parquet_is_byte_identical(real_export):
-    # the 36 Parquet files of the export of the pinned sources (`sphragis export --full`; the 12
-    # work_held_out_* files added at issue 31; all 36 rewritten at issue 30, whose §5.1 word rules
-    # change published forms and with them dedup keys, row order and chunks)
+    # the 36 Parquet files of the export of the pinned sources (`sphragis export --full`; a change
+    # of the §5.1 word rules changes published forms and with them dedup keys, row order and chunks)
     _check_sha256(real_export, SHA256_DIR / "real.sha256")
 
 
 # --------------------------------------------------------------------------------------------
-# One home for each list and rule of issue 28 item 4 (Python side): each test fails when a second
+# One home for each list and rule (Python side): each test fails when a second
 # copy comes back (a re-typed list of the seed's values, a rule read from a name, a DDL string).
 
 
@@ -448,10 +450,104 @@ def test_license_prose_names_the_projects_of_the_seed(monkeypatch):
 
 
 def test_no_module_over_500_lines():
-    # issue 28: a module small enough to read in one sitting
+    # a module small enough to read in one sitting
     over = {mod: n for mod, path in _python_files().items()
             if (n := len(path.read_text(encoding="utf-8").splitlines())) > 500}
     assert not over, f"modules over 500 lines: {over}"
+
+
+# --------------------------------------------------------------------------------------------
+# Comments say why, not history (git keeps it): no issue reference in the code, SQL, yml,
+# templates, seeds or docs, and every repository path a comment names exists.
+
+#: Tracked files the issue-reference guard reads (upstream snapshots under tests/fixtures/sources
+#: are not the project's text).
+PROSE_FILES = ("*.py", "*.sql", "*.yml", "*.yaml", "*.j2", "*.csv", "*.toml", "*.md", "Makefile", ".ci/*")
+#: Tracked files whose comments the path guard reads.
+COMMENTED_FILES = ("*.py", "*.sql", "*.yml", "*.yaml", "*.j2", "Makefile")
+#: A reference to a tracker entry: an issue, pull request or ticket number, or GH-N.
+ISSUE_REFERENCE = re.compile(r"(?i:\b(?:issues?|pull requests?|tickets?)[\s-]*#?\d+)|\bPRs? ?#?\d+|\bGH-\d+")
+#: A repository path as a comment names it: a top-level folder of the checkout, then the rest.
+REPO_PATH = re.compile(r"(?<![\w./<>{}$~-])((?:sphragis|ingest|export|models|sql|tests|docs|scripts|\.ci)/"
+                       r"[\w./*-]*[\w/*])")
+
+
+def _tracked(*patterns: str) -> list[Path]:
+    """The files git tracks in the checkout that match ``patterns`` (CI runs on a clean clone)."""
+    try:
+        listed = subprocess.run(["git", "ls-files", "-z", "--", *patterns], cwd=REPO, capture_output=True,
+                                check=True).stdout.decode("utf-8")
+    except (OSError, subprocess.CalledProcessError) as exc:
+        pytest.skip(f"the guards read the files git tracks, and {REPO} is not a git checkout: {exc}")
+    return [REPO / p for p in listed.split("\0") if p and not p.startswith("tests/fixtures/sources/")]
+
+
+def comments_of(path: Path) -> str:
+    """The comments of a Python, SQL, Jinja, yml or Makefile file: Python's ``#`` comments and
+    docstrings; SQL's and Jinja's ``--``, ``/* */`` and ``{# #}``; yml's ``#`` comments and every
+    ``description``; the Makefile's ``#`` comments and ``##`` help texts."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".py":
+        parts = [t.string for t in tokenize.generate_tokens(io.StringIO(text).readline) if t.type == tokenize.COMMENT]
+        parts += [doc for node in ast.walk(ast.parse(text))
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                  and (doc := ast.get_docstring(node, clean=False))]
+        return "\n".join(parts)
+    if path.suffix in (".sql", ".j2"):
+        return "\n".join(m.group(0) for m in _COMMENT.finditer(text))
+    parts = [m.group(0) for m in re.finditer(r"(?:^|\s)#.*$", text, re.M)]
+    if path.suffix in (".yml", ".yaml"):
+        stack = [yaml.safe_load(text)]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, dict):
+                parts += [str(v) for k, v in node.items() if k == "description" and v]
+                stack += node.values()
+            elif isinstance(node, list):
+                stack += node
+    return "\n".join(parts)
+
+
+def missing_paths(path: Path, root: Path = REPO) -> list[str]:
+    """The repository paths the comments of ``path`` name (a glob pattern included) that do not
+    exist under ``root``."""
+    return sorted({p for p in REPO_PATH.findall(comments_of(path))
+                   if not (any(root.glob(p)) if "*" in p else (root / p).exists())})
+
+
+def test_the_comment_guards_find_an_issue_reference_and_a_missing_path(tmp_path):
+    said = "issue"  # the examples are built here, so this file passes its own guard
+    for text in (f"-- the rule ({said} 29)", f"# see {said} #14", f"{said.title()}s 28-30 moved it",
+                 f"the {said}-17 example", f"(GH-{12})", f"pull request {7}"):
+        assert ISSUE_REFERENCE.search(text), text
+    assert not ISSUE_REFERENCE.search("sentence #1994 of example-sentences.xml; PronType=Prs 2; the issues read")
+    (tmp_path / "sphragis").mkdir()
+    (tmp_path / "sphragis" / "here.py").write_text("", encoding="utf-8")
+    mod = tmp_path / "mod.py"
+    mod.write_text('"""Reads sphragis/here.py and sql/seeds/*.csv."""\n'
+                   'x = "sphragis/in_code_not_a_comment.py"  # written by sphragis/gone.py\n', encoding="utf-8")
+    assert missing_paths(mod, tmp_path) == ["sphragis/gone.py", "sql/seeds/*.csv"]
+    model = tmp_path / "m.sql"
+    model.write_text("-- derived by sql/queries/gone.sql\nselect 'sql/x.sql' as s {# models/gone.sql #}\n",
+                     encoding="utf-8")
+    assert missing_paths(model, tmp_path) == ["models/gone.sql", "sql/queries/gone.sql"]
+    yml = tmp_path / "s.yml"
+    yml.write_text("# see sphragis/here.py\nmodels:\n  - name: m\n    description: read by export/gone.py\n",
+                   encoding="utf-8")
+    assert missing_paths(yml, tmp_path) == ["export/gone.py"]
+
+
+def test_no_issue_reference_in_code_sql_yml_templates_or_docs():
+    found = [f"{path.relative_to(REPO)}:{n}: {m.group(0)}" for path in _tracked(*PROSE_FILES)
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             for m in ISSUE_REFERENCE.finditer(line)]
+    assert not found, ("issue references (say why the code is so; the history is in git): " + "\n".join(found))
+
+
+def test_every_path_a_comment_names_exists():
+    found = {str(path.relative_to(REPO)): missing for path in _tracked(*COMMENTED_FILES)
+             if (missing := missing_paths(path))}
+    assert not found, f"comments naming repository paths that do not exist: {found}"
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Hostile input at ingest (issue 27, SPEC §1, §2, §13): a problem of one sentence rejects that
+"""Hostile input at ingest (SPEC §1, §2, §13): a problem of one sentence rejects that
 sentence (``ingest_rejects``: file, line, reason) and the build goes on; per file, the sentences
 counted by a scan independent of the parser equal ingested + rejected, or the build fails naming
 the file; the files a build reads are the ones fetch unpacked.

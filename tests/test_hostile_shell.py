@@ -1,8 +1,8 @@
-"""Hostile use of the analyst shell and faults of the build (issue #27, items 4 and 5; SPEC §13).
+"""Hostile use of the analyst shell and faults of the build (SPEC §13).
 
 * ``sphragis sql`` (one query, ``-f FILE``, the interactive shell's connection) cannot attach,
   detach, copy or export to files, read files, install or load extensions, or change its settings;
-  the analyst's own file is read only through ``--table NAME=FILE``. Each attack of the issue is
+  the analyst's own file is read only through ``--table NAME=FILE``. Each known attack is
   run through the real CLI on a small warehouse and must end in exit status 1 with DuckDB's
   refusal, the warehouse's bytes unchanged and no file written.
 * A build notices a warehouse changed behind its back (rows deleted, a table dropped by another
@@ -56,7 +56,7 @@ def _files(folder: Path) -> list[str]:
 
 
 def test_attach_detach_and_drop_through_a_second_attach_is_refused(wh, tmp_path, capsys, monkeypatch):
-    """The issue's attack: attach another file read-write, use it, detach the warehouse, attach the
+    """An attack: attach another file read-write, use it, detach the warehouse, attach the
     warehouse file again read-write and drop a raw table. Refused at the first attach."""
     monkeypatch.chdir(tmp_path)
     before, listing = _sha(wh), _files(tmp_path)
@@ -116,7 +116,7 @@ def test_the_refusal_says_how_to_write_and_read_files(wh, capsys):
 
 
 def test_f_does_not_echo_a_file_that_is_not_sql(wh, tmp_path, capsys):
-    """``-f /etc/shadow`` used to run the file and print its first line in the parser error."""
+    """``-f /etc/shadow`` is refused: running it would print its first line in the parser error."""
     secret = tmp_path / "shadow"
     secret.write_text("root:$6$TOPSECRETHASH:19000:0:99999:7:::\n", encoding="utf-8")
     assert _sql(wh, "-f", str(secret)) == 1
@@ -303,7 +303,7 @@ def tmpfs(tmp_path):
 
 
 def test_disk_full_at_the_checkpoint_is_one_line_and_keeps_the_warehouse(built_copy, tmpfs, monkeypatch, capsys):
-    """The issue's 13-line ``_duckdb.FatalException`` traceback: a disk 3 MiB larger than the
+    """A full disk ends in one line, not a ``_duckdb.FatalException`` traceback: a disk 3 MiB larger than the
     warehouse of the fixture build (10 MB) holds it but not a second one beside it."""
     import shutil
 

@@ -1,4 +1,4 @@
-"""Transparent huge pages are off in the build's processes and the processes they start (issue #14)."""
+"""Transparent huge pages are off in the build's processes and the processes they start (SPEC §13)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""A sentence of 20,000 tokens builds in time and memory proportional to its size (issue #27,
-SPEC §13).
+"""A sentence of 20,000 tokens builds in time and memory proportional to its size
+(SPEC §13).
 
 One full build over the fixture cuts (``test_atomic.tiny_sources``) plus the file of
 :func:`sphragis.bench_inputs.long_sentence_file`: UD Perseus sentences ``flat`` (20,000 tokens, every one
@@ -9,11 +9,10 @@ Every sixth token after the root is a comma, which the published tree removes.
 
 The published rows are checked exactly. Size is checked structurally, not by a clock (``make
 bench`` times and measures the peak RSS of the same two sentences): what the warehouse stores and
-what each model's query plan carries stay within a small multiple of the raw tokens. Before
-``mart_published_tokens`` became a view, its table repeated the flat sentence's 70,003-letter
-dedup_key on each of 16,667 rows (1.2 G characters; the build took 135 s instead of 15 s and
-2.3 GiB); before int_tree_links found cycles by pointer doubling, it walked up from each of the
-cycle's tokens around the whole cycle (999² rows; 8,000 tokens took 40 s).
+what each model's query plan carries stay within a small multiple of the raw tokens. A stored
+``mart_published_tokens`` would repeat the flat sentence's dedup_key on each of its rows
+(quadratic in the sentence's length), and a cycle walked up from each of its tokens would make
+999² rows: int_tree_links finds cycles by pointer doubling instead.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ def test_timed_call_counts_the_cpu_of_the_child_and_of_the_workers_it_waits_for(
 
 
 def test_the_full_builds_cpu_bounds_its_wall_time_and_ratio():
-    # the figures of a run of this session: 84.0 s wall, 155 CPU-s on 2 cores, floor 7.0 s
+    # recorded figures of one full build: 84.0 s wall, 155 CPU-s on 2 cores, floor 7.0 s
     run = {"ok": True, "wall_seconds": 84.0, "cpu_seconds": 155.0, "peak_rss_bytes": 1 << 30}
     report = {"cpus": 2, "floor": {"seconds": 7.0}, "runs": {"full": run, "no_change": {**run, "wall_seconds": 2.1},
                                                              "edit": {**run, "wall_seconds": 26.2}}}

@@ -1,4 +1,4 @@
-"""Messages and small outputs a newcomer reads (issue 32): the build's tables in a log, the
+"""Messages and small outputs a newcomer reads: the build's tables in a log, the
 report's paths and a failed report, the audit's one message."""
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """Every seed and every staging model documented and tested; only staging reads the raw layer; a
-test that compares a column with a seed's values names the seed (issue 28, item 4).
+test that compares a column with a seed's values names the seed.
 
 The rules (models/README.md "Layers and the contract between them"): staging renames and types
 the raw tables and is the only layer that reads them (``source()``); a seed's yml entry cites
-where its rule comes from (a SPEC section, seed 000/001 or an issue) and documents every CSV
+where its rule comes from (a SPEC section or seed 000/001) and documents every CSV
 column; keys carry ``unique``/``not_null``; a published inventory or project list lives in one
 seed, and a column checked against it uses a ``relationships`` test to that seed, not an
 ``accepted_values`` copy of its values.
@@ -20,7 +20,7 @@ import pytest
 from sphragis import config, runner
 
 #: Where a seed's rule comes from, as the docs cite it (docs/spec.md: "SPEC §N", seed 000/001).
-RULE_SOURCE = re.compile(r"SPEC §\d|seed 00[01]|issue \d+", re.I)
+RULE_SOURCE = re.compile(r"SPEC §\d|seed 00[01]", re.I)
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +71,7 @@ def test_every_seed_is_documented_and_tested(project):
         spec = project.schema.get(name)
         found = undocumented(spec, _csv_header(name))
         if spec is not None and not RULE_SOURCE.search(spec.get("description") or ""):
-            found.append("description cites no rule source (SPEC §N, seed 000/001, issue N)")
+            found.append("description cites no rule source (SPEC §N, seed 000/001)")
         if found:
             problems[name] = found
     assert not problems, f"seeds to document in models/_seeds.yml: {problems}"

@@ -1,4 +1,4 @@
-"""Tests of SPEC §3 "One morphological analysis" (issue 3 items 1-2): the model
+"""Tests of SPEC §3 "One morphological analysis": the model
 ``int_token_morphology``, its mapping seeds, the marts ``mart_tag_rules``/``mart_tag_quality``
 and the ``lower_grc`` UDF.
 
@@ -45,7 +45,7 @@ NATIVE = {
     8: ("agdt", "v1sasa---", "VERB", "Aspect=Perf|Mood=Sub|Number=Sing|Person=1|Tense=Past|VerbForm=Fin|Voice=Act"),
     9: ("agdt", "v3saoa---", "VERB", "Aspect=Perf|Mood=Opt|Number=Sing|Person=3|Tense=Past|VerbForm=Fin|Voice=Act"),
     10: ("agdt", "v2spma---", "VERB", "Aspect=Imp|Mood=Imp|Number=Sing|Person=2|Tense=Pres|VerbForm=Fin|Voice=Act"),
-    # the voices (active above); e = medio-passive -> Mid,Pass, the issue's example
+    # the voices (active above); e = medio-passive -> Mid,Pass
     11: ("agdt", "v3saip---", "VERB", f"Aspect=Perf|{FIN}|Tense=Past|VerbForm=Fin|Voice=Pass"),
     12: ("agdt", "v3saim---", "VERB", f"Aspect=Perf|{FIN}|Tense=Past|VerbForm=Fin|Voice=Mid"),
     13: ("agdt", "v3spie---", "VERB", f"Aspect=Imp|{FIN}|Tense=Pres|VerbForm=Fin|Voice=Mid,Pass"),
@@ -82,7 +82,7 @@ IRREGULAR = {
     32: (("pedalion", "καὶ", "d---------", False), ("d--------", "truncated", "ADV")),
     33: (("agdt", "λόγον", " N-S---MA- ", False), ("n-s---ma-", "trimmed+lowercased", "NOUN")),
     34: (("agdt", "ᾠήθη", "v3said---", False), (None, "unnormalizable", "X")),  # voice 'd' is no Greek code
-    # issue 30: v2pasm--- and v2pas-m-- are both well formed; a finite verb has no gender: v2pasm---
+    # v2pasm--- and v2pas-m-- are both well formed; a finite verb has no gender: v2pasm---
     35: (("pedalion", "ἀποδέξησθε", "v2pasm", False), ("v2pasm---", "padded+plausible_reading", "VERB")),
     36: (("gorman", "[0]", "undefined", True), (None, "missing", "X")),
     37: (("harrington", "·", None, False), ("u--------", "punct_from_form", "PUNCT")),
@@ -132,7 +132,7 @@ UD = {
          ("n-s---cn-", "NOUN", "Case=Nom|Gender=Fem,Masc|Number=Sing")),
     66: (("ud_ptnk", "ϛ", "SYM", None, None), ("x--------", "X", None)),
     67: (("ud_proiel", "ἐπεί", "SCONJ", None, "G-"), ("c--------", "ADV", None)),
-    # issue 12 mapping fix (seed ud_feats_not_in_tag): third-person pronouns carry no person, as in
+    # seed ud_feats_not_in_tag: third-person pronouns carry no person, as in
     # AGDT/Gorman (αὐτός p-s---mn-); first/second-person personal pronouns keep it
     68: (("ud_proiel", "αὐτός", "PRON", "Case=Nom|Gender=Masc|Number=Sing|Person=3|PronType=Prs", "Pp"),
          ("p-s---mn-", "PRON", "Case=Nom|Gender=Masc|Number=Sing")),
@@ -150,7 +150,7 @@ LEMMAS = {
     75: ("_", None),
     76: ("comma1", None),      # a Latin word has no Greek letter
     77: ("λέγω3", "λέγω"),
-    # SPEC §5.1 "Lemmas" (issue 12's examples)
+    # SPEC §5.1 "Lemmas"
     78: ("\u0313ἀχαιός", "ἀχαιός"),      # leading combining psili
     79: ("῞Ἕλλην", "ἕλλην"),             # leading spacing accent
     80: ("λίβιοs", "λίβιος"),            # Latin look-alike letters
@@ -164,7 +164,7 @@ LEMMAS = {
     88: ("~", None),
     89: ("πρό-καθίζω", "προκαθίζω"),     # seed compound_lemmas: UD PROIEL's lemma on aligned tokens
     90: ("πρὸ-καθίζω", "προκαθίζω"),
-    # issue 30: a lemma never starts or ends with a mark
+    # a lemma never starts or ends with a mark
     191: ("οὐδ’", "οὐδ"),              # an elided lemma (Gorman)
     192: ("δ\u0313", "δ"),            # AGDT's combining comma above as the elision mark
     193: ("’κεῖνος", "κεῖνος"),        # a prodelision mark in front
@@ -475,6 +475,6 @@ def test_real_unnormalizable_tags_are_few_and_named(real_morphology):
     got = dict(real_morphology.execute(
         f"select project, count(*) from {MODEL} where tag_rule = 'unnormalizable' group by 1").fetchall())
     # Harrington's Latin ablatives (case b) and Latin deponent voice d, AGDT/Perseus voice d,
-    # two swapped tense/mood tags of Pedalion (its v2pasm has one plausible reading: issue 30), and
+    # two swapped tense/mood tags of Pedalion (its v2pasm has one plausible reading, SPEC §3), and
     # the Latin ablatives of UNESP's five files of Justin (n-s---fb-, ...)
     assert got == {"agdt": 9, "gorman": 3, "harrington": 96, "pedalion": 2, "ud_perseus": 3, "unesp": 453}

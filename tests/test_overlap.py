@@ -1,4 +1,4 @@
-"""Passage overlap (SPEC §7.1, issue 29): the pair classes, the overlap groups, the
+"""Passage overlap (SPEC §7.1): the pair classes, the overlap groups, the
 source-held-out training twins, the conflict rule and the `grouped` split profile.
 
 Hand-made rows: the synthetic corpus of tests/test_splits.py (its split arithmetic is documented

@@ -1,7 +1,8 @@
-"""The package works installed, away from its checkout (README "Set-up"; issue 13).
+"""The package works installed, away from its checkout (README "Set-up").
 
 Builds the wheel (``pip wheel . --no-deps``, with build isolation as a user's pip would: needs
-pip's cache or PyPI for setuptools), installs it into a fresh virtual environment and runs
+pip's cache or PyPI for setuptools) from a copy of the checkout's files (tracked and untracked, not
+ignored: what a clone holds, without a stale setuptools ``build/``), installs it into a fresh virtual environment and runs
 ``sphragis build`` and ``sphragis export`` from a temporary directory on the fixture cuts
 (``tests/fixtures/sources`` laid out as the pinned snapshots, :func:`test_atomic.tiny_sources`).
 The heavy runtime dependencies (DuckDB, Arrow, ...) are borrowed from the test's own environment
@@ -15,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -45,7 +47,13 @@ def digests(root: Path) -> dict[str, str]:
 def venv(tmp_path_factory) -> tuple[Path, Path, dict[str, str]]:
     """(wheel, venv python, clean environment) with the freshly built wheel installed."""
     base = tmp_path_factory.mktemp("package")
-    run([sys.executable, "-m", "pip", "wheel", str(REPO), "--no-deps", "-q", "-w", str(base / "dist")], base,
+    source = base / "source"
+    listed = run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], REPO, dict(os.environ))
+    for rel in filter(None, listed.stdout.split("\0")):
+        if (REPO / rel).is_file():
+            (source / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(REPO / rel, source / rel)
+    run([sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "-q", "-w", str(base / "dist")], base,
         dict(os.environ))
     (wheel,) = (base / "dist").glob("sphragis_warehouse-*.whl")
     run([sys.executable, "-m", "venv", "--without-pip", str(base / "venv")], base, dict(os.environ))

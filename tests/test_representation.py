@@ -71,7 +71,7 @@ def test_rule_flags(published):
 
 @pytest.mark.integration
 def test_ud_perseus_and_agdt_give_identical_text(real_warehouse):
-    """Issue 4: a sentence two projects annotate comes out with identical text from both."""
+    """SPEC §5.1: a sentence two projects annotate comes out with identical text from both."""
     pairs, same = real_warehouse.execute("""
         select count(*), count(*) filter (where u.text = a.text)
         from mart_ud_perseus_agdt_overlap o

@@ -477,7 +477,7 @@ def test_the_depth_limit_is_one_value_read_by_ingest_and_models(tmp_path, monkey
 
 
 def test_the_ingest_code_is_the_import_closure_of_the_ingest_package(tmp_path, monkeypatch):
-    """Issue 28: the ingest fingerprint's code is derived (sphragis.state.module_closure, as the
+    """The ingest fingerprint's code is derived (sphragis.state.module_closure, as the
     export's state), not listed: the modules of sphragis.ingest and what they import (the worker
     pool of sphragis.workers, which the hand list left out), the DDL, the named queries the code
     runs, the pin list; an edit of any of those modules changes the fingerprint."""
@@ -571,10 +571,9 @@ def test_models_and_tests_run_at_once_and_build_the_same_warehouse(proj, tmp_pat
     other.close()
 
 
-def test_the_manifest_is_the_one_the_single_module_runner_wrote(proj, monkeypatch):
-    """Issue 28: the runner became a package with the same behaviour. tests/fixtures/runner_manifest.json
-    is what ``sphragis/runner.py`` (one module, before the split) wrote for this project with the
-    runner version pinned (first build, then a no-change build); the package writes the same
+def test_the_manifest_matches_the_golden_manifest(proj, monkeypatch):
+    """tests/fixtures/runner_manifest.json is the golden manifest of this project with the runner
+    version pinned (first build, then a no-change build); the runner writes the same
     models, seeds, sources, tests, edges and fingerprints, with the same statuses. Regenerate the
     file only for a deliberate change of the manifest or of PROJECT."""
     import json
@@ -587,7 +586,7 @@ def test_the_manifest_is_the_one_the_single_module_runner_wrote(proj, monkeypatc
     second = runner.execute(con, _project(root), source_fingerprints=SRC, workers=1)
     golden = json.loads((Path(__file__).parent / "fixtures" / "runner_manifest.json").read_text(encoding="utf-8"))
     got = json.loads(json.dumps(first.manifest).replace(str(root), "<root>"))
-    # sections added since (issue 28 item 3): the named queries and exposures (none in PROJECT)
+    # sections the golden file predates: the named queries and exposures (none in PROJECT)
     assert got.pop("queries") == {} and got.pop("exposures") == {}
     assert got == golden["first"]
     assert json.loads(json.dumps(first.status)) == golden["first_status"]

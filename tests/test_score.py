@@ -1,4 +1,4 @@
-"""Tests of sphragis.evaluation.score (issue 8 item 2; SPEC §12; seed 001 protocol).
+"""Tests of sphragis.evaluation.score (SPEC §12; seed 001 protocol).
 
 Unit tests run on a 20-sentence cut of the real UD Perseus test fold
 (tests/fixtures/eval/, CC BY-NC-SA 2.5); the integration test scores the whole fold from

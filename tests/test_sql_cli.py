@@ -1,4 +1,4 @@
-"""``sphragis sql`` (issue #16): read-only queries, the four output formats, named analyses,
+"""``sphragis sql``: read-only queries, the four output formats, named analyses,
 one clear error for a bad query, writes refused, and a concurrent build undisturbed.
 
 Runs on the hand-made variation warehouse of ``test_variation`` (the real model SQL on a corpus

@@ -1,4 +1,4 @@
-"""One state for the steps after the models (issue #28, SPEC §13 "Nothing is stale"; issue #27: the
+"""One state for the steps after the models (SPEC §13 "Nothing is stale"; the
 export directory is complete at every instant).
 
 Per kind of input an export, audit or treebank export reads (a named query, the card template, a
@@ -94,7 +94,7 @@ def test_editing_a_named_query_the_export_reads_redoes_it(mine, monkeypatch, tmp
     queries.query.cache_clear()
     writer.export(mine, full=True)  # reads the copy: the state records it
     assert _export(mine)["up_to_date"]
-    # every named query the export recorded as read (the file fingerprints of issue 33 included):
+    # every named query the export recorded as read (the file fingerprints included):
     # each edit alone redoes the export, naming the file
     read = sorted(Path(f).name for f in state.Store(mine.out, "export").load()["reads"]["files"]
                   if Path(f).parent == copy)
@@ -254,7 +254,7 @@ def test_a_registry_edit_rebuilds_what_reads_it_and_no_more(mine, edit_registry)
 
 
 # --------------------------------------------------------------------------------------------
-# the swap: a complete export at every instant (issue #27)
+# the swap: a complete export at every instant
 
 KILLED_SWAP_SCRIPT = """
 import os, pathlib, sys, time
@@ -361,7 +361,7 @@ def test_editing_a_named_query_the_audit_reads_redoes_it(audited, monkeypatch, t
     assert cli.main([*args, "--full"]) == 0  # reads the copy: the state records it
     assert cli.main(args) == 0
     assert "audit up to date" in capsys.readouterr().err
-    # every named query the audit recorded as read (the payload queries of issue 33 included):
+    # every named query the audit recorded as read (the payload queries included):
     # each edit alone redoes the audit, naming the file
     from sphragis import audit
 
@@ -456,7 +456,7 @@ def test_treebank_reads_are_derived(tiny, tmp_path):  # noqa: F811
 
 
 # --------------------------------------------------------------------------------------------
-# named queries turned models (issue 28 item 3)
+# named queries turned models
 
 
 def test_a_query_turned_model_is_an_input_through_its_table_fingerprint(mine, tmp_path):

@@ -1,4 +1,4 @@
-"""``sphragis score`` and ``sphragis leaderboard`` (issue 34): a submission is checked against the
+"""``sphragis score`` and ``sphragis leaderboard`` (SPEC §11): a submission is checked against the
 export line by line, scored with bootstrap CIs beside the leakage floor, and ranked on the card and
 the docs site; the reference submission the audit writes reproduces the audit's figures.
 
@@ -9,6 +9,7 @@ markup only the project). The integration test audits the real export.
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -22,7 +23,7 @@ pytest.importorskip("sklearn", reason="the scorer uses scikit-learn's metrics (e
 from sklearn.metrics import f1_score, precision_recall_fscore_support  # noqa: E402
 from test_audit import make_export  # noqa: E402
 
-from sphragis import cli, leaderboard, predictions, submission  # noqa: E402
+from sphragis import cli, leaderboard, leaderboard_collect, predictions, submission  # noqa: E402
 from sphragis.benchmark import CONFIGS  # noqa: E402
 from sphragis.evaluation.bootstrap import (classification_interval, draw, label_counts, label_resamples,  # noqa: E402
                                            percentile_interval)
@@ -104,7 +105,7 @@ def test_every_validation_error_names_the_file_and_line(export, truth, tmp_path)
              "malformed line: unknown field(s) autor (fields: id, config, author, optional scores)"),
             ('{"id": 7, "config": "sentence_1", "author": "Alpha"}', "malformed line: id must be a string, found 7"),
             (json.dumps(dict(good[2], scores={"Alpha": "high"})),
-             "malformed line: the score of 'Alpha' must be a finite number, found \"high\"")):
+             "malformed line: the score of 'Alpha' must be a finite number, found 'high'")):
         p.write_text("\n".join(lines[:2] + [bad] + lines[3:]) + "\n", encoding="utf-8")
         assert _error(p, truth) == f"{p}:3: {message}", bad
     # CSV: a row of the wrong width, a header without the required columns
@@ -114,21 +115,20 @@ def test_every_validation_error_names_the_file_and_line(export, truth, tmp_path)
     assert _error(c, truth) == f"{c}:6: malformed line: 2 CSV fields, the header has 3"
     c.write_text("id,configuration,author\n", encoding="utf-8")
     assert _error(c, truth) == (f"{c}:1: malformed line: the CSV header needs the columns id, config, author "
-                                "and optional scores.<author> columns, found id, configuration, author")
+                                "and optional scores.<author> columns, found 'id', 'configuration', 'author'")
     p.write_text("\n\n", encoding="utf-8")
     assert _error(p, truth) == f"{p}: no predictions"
 
 
 def test_a_submission_scored_against_another_export_is_refused(export, tmp_path):
     # the export fingerprint is the sha256 of the sha256sum listing of the Parquet files
-    import hashlib
-
     listing = "".join(f"{hashlib.sha256((export / rel).read_bytes()).hexdigest()}  {rel}\n"
                       for rel in sorted(p.relative_to(export).as_posix() for p in export.glob("data/*/*.parquet")))
     fingerprint = hashlib.sha256(listing.encode()).hexdigest()
     assert submission.export_fingerprint(export) == fingerprint
-    preds = _write_jsonl(tmp_path / "model.jsonl", _perfect(export))
     board_dir = tmp_path / "board"
+    board_dir.mkdir()
+    preds = _write_jsonl(board_dir / "model.jsonl", _perfect(export))  # beside its scored JSON
     assert cli.main(["score", str(preds), "--out", str(export), "--name", "Perfect", "--link", "https://example.org/m",
                      "--json", str(board_dir / "perfect.json"), "--bootstrap", "99"]) == 0
     other = json.loads((board_dir / "perfect.json").read_text(encoding="utf-8"))
@@ -139,7 +139,7 @@ def test_a_submission_scored_against_another_export_is_refused(export, tmp_path)
     partial = dict(other, export={"fingerprint": fingerprint}, configs={"sentence_1": other["configs"]["sentence_1"]})
     (board_dir / "partial.json").write_text(json.dumps(partial), encoding="utf-8")
     (board_dir / "junk.json").write_text('{"format": "sphragis-score/1", "export": []}', encoding="utf-8")
-    doc = leaderboard.collect(board_dir, export)
+    doc = leaderboard_collect.collect(board_dir, export)
     assert [e["name"] for e in doc["entries"]] == ["Perfect"]
     assert doc["refused"] == [
         {"file": str(board_dir / "junk.json"),
@@ -319,6 +319,7 @@ def test_reference_submission_reproduces_the_audit_on_the_real_export(real_expor
     from sphragis.files import write_json
 
     write_json(board_dir / "reference.json", submission.rounded(scored))
+    shutil.copy(ref, board_dir / ref.name)  # the leaderboard re-scores the predictions beside the scored JSON
     assert cli.main(["leaderboard", str(board_dir), "--out", str(out)]) == 0
     b = leaderboard.board(out)
     means = [r["held_out_mean"] for r in b["rows"]]
@@ -396,8 +397,9 @@ def test_leaderboard_gap_is_main_track_minus_source_held_out_with_the_work_track
     for r in recs:  # every work_held_out_1 prediction wrong
         if r["config"] == "work_held_out_1":
             r["author"] = next(a for a in authors if a != r["author"])
-    preds = _write_jsonl(tmp_path / "model.jsonl", recs)
     board_dir = tmp_path / "board"
+    board_dir.mkdir()
+    preds = _write_jsonl(board_dir / "model.jsonl", recs)
     assert cli.main(["score", str(preds), "--out", str(out), "--name", "Works blind",
                      "--json", str(board_dir / "m.json"), "--bootstrap", "99"]) == 0
     assert cli.main(["leaderboard", str(board_dir), "--out", str(out)]) == 0
@@ -406,3 +408,249 @@ def test_leaderboard_gap_is_main_track_minus_source_held_out_with_the_work_track
     row = b["rows"][0]
     assert (row["accuracy"], row["held_out_mean"], row["gap"]) == (
         {"sentence_1": 1.0, "work_held_out_1": 0.0, "source_held_out_1": 1.0}, 1.0, 0.0)
+
+
+# --------------------------------------------------------------------------------------------
+# hostile submissions: figures recomputed, values checked, bounded reads (SPEC §13)
+
+
+def _scored(export: Path, folder: Path, stem: str, recs: list[dict], *extra: str) -> dict:
+    """Write ``<folder>/<stem>.jsonl`` and score it into ``<folder>/<stem>.json`` (the layout the
+    leaderboard reads: a scored JSON beside its predictions); returns the scored document."""
+    folder.mkdir(exist_ok=True)
+    preds = _write_jsonl(folder / f"{stem}.jsonl", recs)
+    assert cli.main(["score", str(preds), "--out", str(export), "--json", str(folder / f"{stem}.json"),
+                     "--bootstrap", "99", *extra]) == 0
+    return json.loads((folder / f"{stem}.json").read_text(encoding="utf-8"))
+
+
+def _forge(folder: Path, stem: str, doc: dict, edit) -> None:
+    """A copy of the scored ``doc`` (and its predictions) as ``<stem>``, edited by ``edit(doc)``."""
+    doc = json.loads(json.dumps(doc))
+    shutil.copy(folder / doc["predictions"]["file"], folder / f"{stem}.jsonl")
+    doc["predictions"]["file"] = f"{stem}.jsonl"
+    edit(doc)
+    (folder / f"{stem}.json").write_text(json.dumps(doc), encoding="utf-8")  # NaN written as NaN
+
+
+def test_the_leaderboard_recomputes_every_figure_and_refuses_what_differs(export, tmp_path, capsys):
+    board_dir = tmp_path / "board"
+    honest = _scored(export, board_dir, "honest", _mistakes(export), "--name", "Honest")
+    held = honest["configs"]["source_held_out_1"]
+    assert held["accuracy"]["value"] == round(11 / 12, 4)
+
+    def perfect(doc):  # the held-out figures edited by hand to 100 % with CI [1, 1]
+        doc["name"] = "Forged"
+        for c in doc["configs"].values():
+            c["accuracy"] = {"value": 1.0, "ci": [1.0, 1.0]}
+            c["beats_floor"] = {"accuracy": True, "macro_f1": True}
+        doc["track_mean"]["source_held_out"] = {"accuracy": 1.0, "ci": [1.0, 1.0]}
+
+    _forge(board_dir, "forged", honest, perfect)
+    _forge(board_dir, "nan", honest, lambda d: d["configs"]["source_held_out_1"]["accuracy"].update(value=float("nan")))
+    _forge(board_dir, "string", honest, lambda d: d["configs"]["sentence_1"]["accuracy"].update(value="0.75"))
+    _forge(board_dir, "minus", honest, lambda d: d["track_gap"]["1"]["accuracy"].update(gap=-0.5))
+    _forge(board_dir, "resamples", honest, lambda d: d["protocol"].update(bootstrap=10 ** 9))
+    _forge(board_dir, "longname", honest, lambda d: d.update(name="x" * 300))
+    _forge(board_dir, "newline", honest, lambda d: d.update(name="evil\n## injected heading"))
+    _forge(board_dir, "js", honest, lambda d: d.update(link="javascript:alert(1)"))
+    _forge(board_dir, "elsewhere", honest, lambda d: d["predictions"].update(file="../honest.jsonl"))
+    _forge(board_dir, "edited", honest, lambda d: None)
+    (board_dir / "edited.jsonl").write_text((board_dir / "edited.jsonl").read_text() + "\n", encoding="utf-8")
+    _forge(board_dir, "gone", honest, lambda d: None)
+    (board_dir / "gone.jsonl").unlink()
+    doc = leaderboard_collect.collect(board_dir, export)
+    assert [e["name"] for e in doc["entries"]] == ["Honest"]
+    reasons = {Path(r["file"]).stem: r["reason"] for r in doc["refused"]}
+    assert reasons == {
+        "edited": f"its predictions file {board_dir / 'edited.jsonl'} is not the one scored (sha256 "
+                  f"{hashlib.sha256((board_dir / 'edited.jsonl').read_bytes()).hexdigest()}, the scored file records "
+                  f"{honest['predictions']['sha256']}): score it again",
+        "elsewhere": "predictions.file must be the name of the predictions file beside it, found '../honest.jsonl'",
+        "forged": "configs.sentence_1.accuracy.value is 1.0 in the file, 0.75 re-scored from its predictions: "
+                  "a scored submission's figures are recomputed from its predictions, and these differ",
+        "gone": f"its predictions file: {board_dir / 'gone.jsonl'}: cannot read the predictions (No such file or "
+                "directory)",
+        "js": "link: the submission link 'javascript:alert(1)' is not an http:// or https:// URL with a host, at "
+              "most 2,000 characters, spaces, quotes, <, >, \\, | and non-ASCII characters percent-encoded",
+        "longname": "name: the submission name has 300 characters, over the limit of 100 (one line of the "
+                    "leaderboard)",
+        "minus": "track_gap.1.accuracy.gap is -0.5 in the file, -0.1667 re-scored from its predictions: a scored "
+                 "submission's figures are recomputed from its predictions, and these differ",
+        "nan": "configs.source_held_out_1.accuracy.value must be a finite number, found nan: a scored submission's "
+               "figures are recomputed from its predictions, and these differ",
+        "newline": "name: the submission name 'evil\\n## injected heading' is not one line of printable characters "
+                   "(1 to 100; no control character or line break)",
+        "resamples": "protocol.bootstrap must be a whole number from 0 to 9,999, found 1000000000",
+        "string": "configs.sentence_1.accuracy.value must be a number, found '0.75': a scored submission's figures "
+                  "are recomputed from its predictions, and these differ",
+    }
+    # the accepted entry's figures are the re-scored ones, and `sphragis leaderboard` ranks it alone
+    assert doc["entries"][0]["configs"]["source_held_out_1"]["accuracy"] == round(11 / 12, 4)
+    assert cli.main(["leaderboard", str(board_dir), "--out", str(export)]) == 0
+    err = capsys.readouterr().err
+    assert "leaderboard: 1 submission(s) accepted, 11 refused" in err
+    assert f"leaderboard: refused {board_dir / 'forged.json'}: configs.sentence_1.accuracy.value is 1.0" in err
+    written = json.loads((export / leaderboard.LEADERBOARD).read_text(encoding="utf-8"))
+    assert [e["name"] for e in written["entries"]] == ["Honest"] and "NaN" not in json.dumps(written)
+    assert [r["system"] for r in leaderboard.board(export)["rows"]] == ["Honest"]
+
+
+def _open_for_writing_later(fifo: Path, seconds: float = 20.0):
+    """A started timer that opens ``fifo`` for writing and closes it: a reader blocked on it gets
+    the end of the file then (a FIFO read was a hang); cancel it when the reading is done."""
+    import os
+    import threading
+
+    def writer() -> None:
+        try:
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        except OSError:  # no reader: nothing was waiting
+            pass
+
+    timer = threading.Timer(seconds, writer)
+    timer.start()
+    return timer
+
+
+def test_the_leaderboard_reads_regular_files_of_bounded_size(export, tmp_path):
+    import os
+
+    board_dir = tmp_path / "board"
+    honest = _scored(export, board_dir, "honest", _perfect(export))
+    os.mkfifo(board_dir / "fifo.json")  # no writer: reading it would wait forever
+    watchdog = _open_for_writing_later(board_dir / "fifo.json")  # a reader waiting on it fails instead of hanging
+    (board_dir / "devzero.json").symlink_to("/dev/zero")
+    with open(board_dir / "huge.json", "wb") as fh:  # sparse: over the limit without using the disk
+        fh.truncate(predictions.SCORED_LIMIT + 1)
+    (board_dir / "deep.json").write_text("[" * 100_000, encoding="utf-8")
+    # a predictions file over its limit (sparse too), named by a scored JSON
+    _forge(board_dir, "big", honest, lambda d: None)
+    with open(board_dir / "big.jsonl", "wb") as fh:
+        fh.truncate(predictions.PREDICTIONS_LIMIT + 1)
+    doc = leaderboard_collect.collect(board_dir, export)
+    watchdog.cancel()
+    assert [e["file"] for e in doc["entries"]] == ["honest.json"]
+    reasons = {Path(r["file"]).name: r["reason"] for r in doc["refused"]}
+    big = board_dir / "big.jsonl"
+    assert reasons.pop("deep.json").startswith("not JSON (")
+    assert reasons == {
+        "big.json": f"its predictions file: {big}: {predictions.PREDICTIONS_LIMIT + 1:,} bytes, over the limit of "
+                    f"{predictions.PREDICTIONS_LIMIT:,} bytes for such a file (predictions)",
+        "devzero.json": "a character device, not a regular file; only regular files are read",
+        "fifo.json": "a FIFO, not a regular file; only regular files are read",
+        "huge.json": f"{predictions.SCORED_LIMIT + 1:,} bytes, over the limit of {predictions.SCORED_LIMIT:,} bytes "
+                     "for such a file",
+    }
+
+
+def test_an_edited_leaderboard_file_is_checked_where_it_is_rendered(export, tmp_path, capsys):
+    # metadata/leaderboard.json edited after `sphragis leaderboard`: a NaN and a string accuracy are
+    # left out of the board (the card, the site, the CLI table) with a note, never ranked or a traceback
+    board_dir = tmp_path / "board"
+    _scored(export, board_dir, "honest", _perfect(export), "--name", "Honest")
+    out = tmp_path / "out"
+    shutil.copytree(export, out)
+    assert cli.main(["leaderboard", str(board_dir), "--out", str(out)]) == 0
+    path = out / leaderboard.LEADERBOARD
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    nan = json.loads(json.dumps(doc["entries"][0]))
+    nan["name"], nan["configs"]["source_held_out_1"]["accuracy"] = "NaN model", float("nan")
+    text = json.loads(json.dumps(doc["entries"][0]))
+    text["name"], text["configs"]["sentence_1"]["accuracy"] = "Text model", "0.9"
+    hostile = json.loads(json.dumps(doc["entries"][0]))  # valid: a name is data, escaped where rendered
+    hostile["name"], hostile["link"] = '<img src=x onerror="alert(1)">', "https://x.org/a'b"
+    doc["entries"] += [nan, text, hostile]
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    b = leaderboard.board(out)
+    assert [r["system"] for r in b["rows"]] == [hostile["name"], "Honest"]
+    assert b["note"] == ("2 submission(s) of metadata/leaderboard.json are not shown: their figures are not valid; "
+                         "run `sphragis leaderboard` again")
+    assert "nan" not in leaderboard.render_table(b)
+    from sphragis.workbench import site
+
+    site.build_site(tmp_path / "site", warehouse=tmp_path / "absent.duckdb", export=out)
+    html = (tmp_path / "site" / "leaderboard.html").read_text(encoding="utf-8")
+    assert "Honest" in html and "NaN model" not in html and "2 submission(s) of metadata/leaderboard.json" in html
+    import lxml.html
+
+    page = lxml.html.document_fromstring(html)
+    assert not page.xpath("//img") and not page.xpath("//@onerror")
+    assert page.xpath("//tr[@class='submission']/td[2]/text()")[0].strip() == hostile["name"]
+    assert page.xpath("//code[@class='link']/text()") == [hostile["link"]]
+    assert leaderboard.check_entry(nan) == ("configs.source_held_out_1.accuracy must be a fraction in [0, 1] with "
+                                            "its CI, found nan [1.0, 1.0]")
+
+
+def test_score_reads_a_regular_predictions_file_of_bounded_size(export, truth, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    good = _perfect(export)
+    # a CSV field over the csv module's default 128 KiB: read, and refused as the unknown id it is
+    c = tmp_path / "long.csv"
+    long_id = "x" * (200 << 10)
+    c.write_text("id,config,author\n" + "".join(f"{r['id']},{r['config']},{r['author']}\n" for r in good[:2])
+                 + f"{long_id},sentence_1,Alpha\n", encoding="utf-8")
+    assert _error(c, truth) == (f"{c}:4: unknown id {long_id!r:.60}... ({len(repr(long_id)):,} characters): not a "
+                                "test row of sentence_1")
+    # a link to /dev/zero, a FIFO, a file over the limit: one line each, nothing read
+    z = tmp_path / "zero.jsonl"
+    z.symlink_to("/dev/zero")
+    assert _error(z, truth) == f"{z}: a character device, not a regular file; only regular files are read (predictions)"
+    big = tmp_path / "big.jsonl"
+    with open(big, "wb") as fh:
+        fh.truncate(predictions.PREDICTIONS_LIMIT + 1)
+    assert _error(big, truth) == (f"{big}: {predictions.PREDICTIONS_LIMIT + 1:,} bytes, over the limit of "
+                                  f"{predictions.PREDICTIONS_LIMIT:,} bytes for such a file (predictions)")
+    fifo = tmp_path / "fifo.jsonl"
+    os.mkfifo(fifo)
+    run = subprocess.run([sys.executable, "-m", "sphragis.cli", "score", str(fifo), "--out", str(export)],
+                         capture_output=True, text=True, timeout=120)
+    assert (run.returncode, run.stderr) == (1, f"sphragis score: error: {fifo}: a FIFO, not a regular file; only "
+                                               "regular files are read (predictions)\n")
+
+
+def test_score_refuses_a_name_or_link_that_is_not_data_before_scoring(export, tmp_path, capsys):
+    preds = _write_jsonl(tmp_path / "m.jsonl", _perfect(export))
+    for option, value, message in (
+            ("--name", "x" * 101, "name: the submission name has 101 characters, over the limit of 100 (one line of "
+                                  "the leaderboard)"),
+            ("--name", "a\x1b[31mred", "name: the submission name 'a\\x1b[31mred' is not one line of printable "
+                                       "characters (1 to 100; no control character or line break)"),
+            ("--name", "  ", "name: the submission name '  ' is not one line of printable characters (1 to 100; no "
+                             "control character or line break)"),
+            ("--link", "javascript:alert(1)", "link: the submission link 'javascript:alert(1)' is not an http:// or "
+                                              "https:// URL with a host"),
+            ("--link", 'https://x.org/" onerror="alert(1)', "link: the submission link 'https://x.org/\" "
+                                                            "onerror=\"alert(1)' is not an http://")):
+        assert cli.main(["score", str(preds), "--out", str(export), option, value, "--bootstrap", "0"]) == 1
+        out, err = capsys.readouterr()
+        assert out == "" and err.startswith(f"sphragis score: error: {message}"), err
+    # the default name is the file's stem, checked the same way
+    odd = _write_jsonl(tmp_path / ("y" * 120 + ".jsonl"), _perfect(export))
+    assert cli.main(["score", str(odd), "--out", str(export), "--bootstrap", "0"]) == 1
+    assert "(as the name; give another with --name): the submission name has 120 characters" in capsys.readouterr().err
+
+
+def test_the_scoring_page_states_the_limits_the_code_applies():
+    text = (Path(__file__).resolve().parents[1] / "docs" / "scoring.md").read_text(encoding="utf-8")
+    for figure in (f"at most {predictions.PREDICTIONS_LIMIT >> 20} MiB", f"at most {predictions.NAME_LIMIT}\nprintable",
+                   f"at most {predictions.SCORED_LIMIT >> 20} MiB", f"at most {leaderboard_collect.MAX_RESAMPLES:,} resamples"):
+        assert figure in text, figure
+
+
+def test_the_markdown_report_renders_a_hostile_name_as_text(export, tmp_path):
+    import lxml.html
+    from markdown_it import MarkdownIt
+
+    preds = _write_jsonl(tmp_path / "m.jsonl", _perfect(export))
+    name, link = "<script>alert(1)</script> ## [x](javascript:y) | *z*", "https://x.org/a_(b)?c=1&d='e'"
+    scored = submission.rounded(submission.score_submission(preds, export, bootstrap=0, seed=776, confidence=0.95,
+                                                            name=name, link=link))
+    md = submission.render_markdown(scored)
+    page = lxml.html.document_fromstring(MarkdownIt("commonmark", {"html": True}).enable("table").render(md))
+    assert not page.xpath("//script") and page.xpath("//h1")[0].text_content() == name
+    assert page.xpath("//h1/a/@href") == ["https://x.org/a_%28b%29?c=1&d='e'"]
+    assert len(page.xpath("//h1")) == 1 and f"{name}: m.jsonl scored against the export" in page.text_content()

@@ -132,8 +132,9 @@ def test_feats_map_and_dependents_answer_in_one_expression(wh):
     assert by_map == by_string > 0
     # every sentence of each project; the published obj holds UD's iobj, and the answer says so
     assert _run(wh, "verbs_with_two_objects.sql") == [
-        (p, n, ["iobj", "obj"]) for p, n in (("agdt", 4113), ("gorman", 3678), ("harrington", 43), ("pedalion", 1428),
-                                            ("ud_perseus", 205), ("ud_proiel", 9), ("ud_ptnk", 264))]
+        (p, n, ["iobj", "obj"]) for p, n in (("agdt", 4113), ("gorman", 3678), ("harrington", 43), ("papygreek", 642),
+                                            ("pedalion", 1428), ("ud_perseus", 205), ("ud_proiel", 9), ("ud_ptnk", 264),
+                                            ("unesp", 221))]
     # dependents_by_deprel counts the published tree's dependents
     n_obj, n_map = wh.execute("""
         select (select count(*) from tokens_all_parses as d where d.sentence_uid = t.sentence_uid and d.head = t.i
@@ -219,14 +220,14 @@ def test_tokens_holds_each_kept_sentence_once(wh):
 def test_sentence_key_is_unique_across_the_warehouse_and_is_the_benchmark_id(wh):
     n, keys, uids = wh.execute("select count(*), count(distinct sentence_key), count(distinct sentence_uid) "
                                "from int_sentences").fetchone()
-    assert n == keys == uids == 88332
-    # the upstream sent_id is not a key: '1' names a sentence in 231 files
-    assert wh.execute("select count(distinct sentence_key) from tokens_all_parses where sent_id = '1'").fetchone()[0] == 231
-    assert "`1` names a sentence in 231 files" in ANALYSTS_PAGE.read_text(encoding="utf-8")
+    assert n == keys == uids == 95057  # 88,332 of the benchmark's projects, 4,557 + 2,168
+    # the upstream sent_id is not a key: '1' names a sentence in 849 files
+    assert wh.execute("select count(distinct sentence_key) from tokens_all_parses where sent_id = '1'").fetchone()[0] == 849
+    assert "`1` names a sentence in 849 files" in ANALYSTS_PAGE.read_text(encoding="utf-8")
     assert wh.execute("select count(*) from (select sentence_key, i from tokens group by all having count(*) > 1)"
                       ).fetchone()[0] == 0
-    # a sentence_1 row's id is its sentence's key in `tokens`
-    ids = wh.execute("""select count(*), count(*) filter (where exists (select 1 from tokens as t where t.sentence_key = b.id))
+    # a sentence_1 row's source_id is its sentence's key in `tokens` (the published id is opaque)
+    ids = wh.execute("""select count(*), count(*) filter (where exists (select 1 from tokens as t where t.sentence_key = b.source_id))
         from mart_benchmark_rows as b where config = 'sentence_1'""").fetchone()
     assert ids == (53950, 53950)
     assert wh.execute("select sentence_key from tokens where author = 'Plato' order by sentence_key limit 1"

@@ -1,4 +1,4 @@
-"""The leakage-clean training treebank (issue 18; seed 001 "Leakage controls").
+"""The leakage-clean training treebank (seed 001 "Leakage controls").
 
 * Fixture tree: the real cuts of ``tests/fixtures/sources`` (AGDT Thucydides 1, Gorman Lysias 1,
   Pedalion Acharnians, Harrington Life of Aesop, UD PROIEL dev = Herodotus) laid out as the
@@ -9,7 +9,7 @@
   (``fold_work``: PROIEL is Herodotus), a Gorman Antiphon file repeating AGDT sentence 2
   (``duplicate``) and holding a punctuation-only sentence (``no_word``); Harrington's anonymous
   Life of Aesop for ``curation``. The models are built by the runner; options other than the
-  defaults go through :func:`export.treebank.select` (temporary tables), as the CLI does.
+  defaults go through :func:`sphragis.export.treebank_options.select` (temporary tables), as the CLI does.
 * Real data (``real_warehouse``, skipped without ``../shared/sources``): the default export,
   re-checked against the UD fold files themselves, independently of the marts.
 """
@@ -307,7 +307,7 @@ ID_FORM = ("id", "form")
 @pytest.mark.integration
 def test_real_export_is_leakage_clean(real_settings, real_build, tmp_path):
     out = tmp_path / "treebank"
-    # the UD validator takes ~13 min on the real files: its level is asserted on the fixture export
+    # the UD validator takes minutes on the real files: its level is asserted on the fixture export
     m = treebank.export_treebank(out, warehouse=real_settings.warehouse, validate=False)
     fold_keys: set[str] = set()
     perseus_sources: set[str] = set()

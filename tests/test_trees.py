@@ -140,7 +140,7 @@ SENTENCES = {
         5 αὐτήν    p-s---fa- A-DO    4 | 5 4 obj      obj
         6 ὦ        i-------- XYZZY   4 | 6 4 dep      dep
         """),
-    # issue 30: an elision mark written as a token of its own (Gorman `ἀλλ` + `᾽`) joins the word
+    # SPEC §5.1: an elision mark written as a token of its own (Gorman `ἀλλ` + `᾽`) joins the word
     # before it; the tree loses the mark and its dependent re-attaches to that word
     15: ("gorman", """
         1 ἀλλ c-------- AuxY 3 | 1 2 advmod advmod split_word:1+2:elision_mark_attached

@@ -1,4 +1,4 @@
-"""The project's dbt-style unit tests (``models/**/_unit_tests.yml``, issue 28) run in a build of
+"""The project's dbt-style unit tests (``models/**/_unit_tests.yml``) run in a build of
 the real models: a full build on the fixture sources (tests/fixtures/sources, laid out as the
 pinned snapshots) runs every one and records it in the manifest; a wrong expected row fails the
 build, naming the yml file and the test, and leaves the warehouse as it was."""
@@ -14,7 +14,7 @@ from sphragis import build, config, runner
 
 from test_atomic import tiny_settings
 
-#: The key transformations of issue 28 item 5 and the unit tests that cover them.
+#: The key transformations and the unit tests that cover them.
 COVERED = {
     "int_split_words": {"split_word_crasis_from_the_table", "split_word_concatenation_some_source_writes",
                         "split_word_without_evidence_keeps_the_longer_piece",

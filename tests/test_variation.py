@@ -313,8 +313,8 @@ def test_analyst_queries_on_the_real_build(real_warehouse):
                count(distinct author) over (partition by project) >= 3
         from mart_rates group by author, project""").fetchall()
     assert sorted(cells) == sorted(expected)
-    # known figures of the pinned sources (after the SPEC §5.1 rules; issue 30: Pedalion's one-word
-    # sentence `ἐγώ-` + `οἶδα` of Ar. Thesm., glued before, is now its longer piece οἶδα and
+    # known figures of the pinned sources (after the SPEC §5.1 rules: Pedalion's one-word
+    # sentence `ἐγώ-` + `οἶδα` of Ar. Thesm. is its longer piece οἶδα and
     # deduplicates against Gorman's and AGDT's οἶδα: one token fewer): 52 cells holding 1,169,956
     # tokens; 26 of them belong to authors annotated by several projects, 50 to projects with at
     # least 3 authors
@@ -353,7 +353,7 @@ def test_report_shows_the_verdicts(tiny, tiny_path, tmp_path):
 
 @pytest.mark.integration
 def test_real_variation_rows(real_warehouse):
-    """Issue 7 'done when': non-empty rows for vocative, discourse, appos, case, conj and Gender."""
+    """SPEC §11: non-empty rows for vocative, discourse, appos, case, conj and Gender."""
     con = real_warehouse
     for category in ("vocative", "discourse", "appos", "case", "conj"):
         row = con.execute("select annotator_variation_pp, authorial_variation_pp, verdict from mart_variation "

@@ -1,7 +1,7 @@
-"""Issue 30, "every published word is a Greek word" (SPEC §5.1): crasis from the checked-in table
+"""Every published word is a Greek word (SPEC §5.1): crasis from the checked-in table
 (never glued), a split word without an entry kept as its longer piece, elision and prodelision
 marks written as tokens of their own attached to their word (and quotation marks told apart),
-Greek numerals in one published form, and on the real build the sentences the issue names.
+Greek numerals in one published form, and on the real build known sentences of each class.
 
 The crafted tests run the real model SQL (int_source_lexicon, int_split_words, int_token_forms,
 rendered by ``sphragis.runner``, their data tests included) over hand-made ``int_tokens`` and
@@ -248,7 +248,7 @@ def test_crasis_pieces_are_published_as_the_crasis_word(real_warehouse):
 
 @pytest.mark.integration
 def test_no_published_word_is_glued_or_a_bare_mark(real_warehouse):
-    """No published form is only marks; the glued non-words of the issue are gone; every hyphen
+    """No published form is only marks; no glued non-word is left; every hyphen
     word publishes the crasis table's word, a concatenation some source writes unsplit, or one of
     its own pieces."""
     con = real_warehouse
@@ -277,7 +277,7 @@ def test_word_classes_are_counted_per_project(real_warehouse):
     assert got["gorman"] == (890, 3235, 140, 2, 1, 20, 0)
     assert got["pedalion"] == (385, 31, 184, 0, 0, 3, 1)
     assert got["ud_proiel"] == (0, 0, 0, 0, 0, 0, 0)
-    # the lexicon check (689 forms, 1,268 tokens on main before issue 30)
+    # the lexicon check (the forms no source writes as an unsplit word)
     assert real_warehouse.execute("select count(*), sum(n_tokens) from mart_lexicon_check").fetchall() == [(560, 673)]
     # the six-position verb tag of Pedalion's ἀποδέξησθε is read as a finite verb
     assert real_warehouse.execute("""select tag, tag_rule, upos from int_token_morphology

@@ -6,7 +6,7 @@
 --
 -- The chosen parse's payload (text, tokens, native_syntax) is not copied here: it stays in
 -- int_units, joined on sentence_uid by what needs it (the exporter's view mart_export_units).
--- Writing those token lists a second time cost more than any reader saves (issue 14).
+-- Writing those token lists a second time cost more than any reader saves.
 with
 
 eligible_records as (select * from {{ ref('int_eligible_records') }}),

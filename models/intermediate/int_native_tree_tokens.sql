@@ -1,4 +1,4 @@
--- Native dependency trees with punctuation kept (SPEC §4; issue 18, the training treebank): the
+-- Native dependency trees with punctuation kept (SPEC §4; for the training treebank): the
 -- trees of int_tree_tokens, repaired by the same macro, except that punctuation tokens are not
 -- removed: they keep their source heads and their `punct` relation, and their dependents stay on
 -- them. Artificial (elliptic) nodes and empty placeholder rows are removed as in the published

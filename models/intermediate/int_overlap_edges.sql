@@ -1,4 +1,4 @@
--- The overlapping pairs of int_overlap_pairs in both directions (SPEC §7.1, issue 29): every
+-- The overlapping pairs of int_overlap_pairs in both directions (SPEC §7.1): every
 -- eligible row in a pair with each row it overlaps, the pair's class, author conflict and whether
 -- the character measure finds it. What the split assignment, the overlap groups and the leak
 -- counts join on. Grain: one row per (row_id, twin_row_id).

@@ -1,4 +1,4 @@
--- Overlap groups (SPEC §7.1, issue 29): the connected components of the graph whose nodes are
+-- Overlap groups (SPEC §7.1): the connected components of the graph whose nodes are
 -- eligible rows and whose edges are the overlapping pairs of int_overlap_pairs, by label
 -- propagation: every row starts with its own row_id as label and takes the smallest label of its
 -- neighbours until no label changes (a recursive CTE keyed by row, DuckDB's USING KEY). A group is

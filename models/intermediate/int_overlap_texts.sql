@@ -1,4 +1,4 @@
--- The words of every unit as the passage-overlap measure sees them (SPEC §7.1, issue 29): the
+-- The words of every unit as the passage-overlap measure sees them (SPEC §7.1): the
 -- published text with diacritics removed (macro overlap_words), then every edition variant of the
 -- seed edition_variants applied in variant_order (so μεγάροισιν and μεγάροισι are one word), and
 -- the word n-grams (n = var('overlap_ngram_words')) the containment measure counts.
@@ -56,7 +56,7 @@ worded as (
 grams as (
     -- the n-grams zip the words with their own shifts (words, words[2:], …, truncated to the
     -- shortest): linear in the sentence's length. A lambda over positions that slices `words`
-    -- would copy the whole list once per position (quadratic: 1.5 GiB at 16,667 words)
+    -- would copy the whole list once per position (quadratic in the sentence's length)
     select
         overlap_text,
         edition_key,

@@ -1,4 +1,4 @@
--- Overlapping pairs of records (SPEC §7.1, issue 29): two units with different dedup keys whose
+-- Overlapping pairs of records (SPEC §7.1): two units with different dedup keys whose
 -- texts overlap by the measure, over every record of int_overlap_texts (the analyst's view;
 -- int_overlap_pairs keeps the pairs of eligible rows). A pair overlaps when
 --   * both have at least var('overlap_min_ngrams') distinct word n-grams and the smaller set is

@@ -1,4 +1,4 @@
--- Registry profiles a build can select (SPEC §6; issue 19): the default
+-- Registry profiles a build can select (SPEC §6): the default
 -- var('default_registry_profile') ('seed000': the registry seed as written) and every profile named in sql/seeds/works_registry_profiles.csv, with the
 -- number of documents each overrides and whether it is the one this build used. Grain: one row
 -- per profile.

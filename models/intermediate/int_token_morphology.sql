@@ -451,7 +451,7 @@ compound_lemmas as (select * from {{ ref('compound_lemmas') }}),
 
 lemmas as (
     -- a compound lemma that aligned tokens of another project give one dictionary lemma for is
-    -- mapped to it (seed compound_lemmas, derived by sql/queries/compound_lemma_candidates.sql)
+    -- mapped to it (seed compound_lemmas, derived by models/marts/reporting/mart_compound_lemma_candidates.sql)
     select
         h.source_lemma,
         coalesce(c.dictionary_lemma, h.lemma) as lemma,

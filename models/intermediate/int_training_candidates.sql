@@ -1,4 +1,4 @@
--- Candidate sentences of the training treebank (issue 18, seed 001 "Leakage controls"): every
+-- Candidate sentences of the training treebank (seed 001 "Leakage controls"): every
 -- sentence of the projects in var('treebank_projects'), with what the exclusion rules and the
 -- cross-project dedup read: its stable id, dedup key (SPEC §7, from int_units), work and curation
 -- decision (SPEC §6), source priority (SPEC §7) and the size of its native tree with punctuation

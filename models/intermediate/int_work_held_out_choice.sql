@@ -1,4 +1,4 @@
--- The work-held-out track's choice of works (SPEC §8, issue 31): for every author, which whole
+-- The work-held-out track's choice of works (SPEC §8): for every author, which whole
 -- works go to validation, which to test and which stay in train. Grain: one row per (author,
 -- work_id) of the eligible rows.
 --

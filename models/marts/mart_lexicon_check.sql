@@ -1,4 +1,4 @@
--- The lexicon check (SPEC §5.1, issue 30): published forms that occur nowhere in the sources as an
+-- The lexicon check (SPEC §5.1): published forms that occur nowhere in the sources as an
 -- unsplit word of any project (int_source_lexicon, keyed as a published form is spelled), with how
 -- often and where they are published. A measurement, not a rule: the list a reviewer reads to find
 -- the next class of non-words (glued pieces, stray marks, keraia read as breathings). The forms of

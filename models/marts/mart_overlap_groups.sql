@@ -1,4 +1,4 @@
--- Overlap groups (SPEC §7.1, issue 29): one row per connected component of the overlapping pairs
+-- Overlap groups (SPEC §7.1): one row per connected component of the overlapping pairs
 -- (int_overlap_groups), with its members, authors, classes and the splits its published members
 -- went to on each track. A group straddles a track when its published members are in two or
 -- more splits there (the 'grouped' split profile leaves none on either track).

@@ -1,5 +1,5 @@
 -- Evaluation rows with a near-twin in training, per configuration, evaluation split and class
--- (SPEC §7.1, issue 29): the build report's passage_overlap table and the dataset card's
+-- (SPEC §7.1): the build report's passage_overlap table and the dataset card's
 -- limitation. `after`: this build (mart_overlap_twin_rows); `before`: the same rows under seed
 -- 000's rules alone (mart_split_assignments.baseline_split), for the atomic (_1) configurations
 -- only (NULL for chunks: the baseline is not chunked). overlap_class 'any' counts a row once. The

@@ -1,4 +1,4 @@
--- Overlapping pairs of eligible rows (SPEC §7.1, issue 29; int_overlap_pairs) with where each side
+-- Overlapping pairs of eligible rows (SPEC §7.1; int_overlap_pairs) with where each side
 -- went on every track: the published split of this build and the baseline split (seed 000's rules
 -- alone, mart_split_assignments.baseline_split), and whether the pair straddles splits (both
 -- sides published, in different splits). Grain: one row per (row_id_a, row_id_b).

@@ -1,4 +1,4 @@
--- The passage-overlap settings of this build and its headline counts (SPEC §7.1, issue 29; the
+-- The passage-overlap settings of this build and its headline counts (SPEC §7.1; the
 -- build report's passage_overlap section): the build variables of both measures, the rules and
 -- the split profile; pairs (by measure and class) and groups; rows the rules exclude per track;
 -- and, with the default profile, the published main-track rows the conflict rule would omit there

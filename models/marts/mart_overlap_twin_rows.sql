@@ -1,4 +1,4 @@
--- Evaluation rows with a near-twin in training (SPEC §7.1, issue 29): every validation or test
+-- Evaluation rows with a near-twin in training (SPEC §7.1): every validation or test
 -- row of every configuration (a chunk through its constituents) one of whose units overlaps
 -- (int_overlap_pairs) a published training row of the same track, with the classes of those
 -- pairs (either measure: word or character n-grams) and how many of the twins the character

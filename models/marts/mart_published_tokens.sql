@@ -10,8 +10,8 @@
 -- counted once for that project. Grain: one row per (sentence_uid, i).
 --
 -- A view: each token row repeats its sentence's dedup_key (the letters of the whole sentence),
--- so a stored table grows with the square of a sentence's length (a 20,000-token sentence:
--- 1.2 G characters, 45 s and 2.3 GiB to write); its readers select the columns they need.
+-- so a stored table grows with the square of a sentence's length; its readers select the columns
+-- they need.
 {{ config(materialized='view') }}
 with
 

@@ -1,4 +1,4 @@
--- Overlapping pairs among all records, for the analyst (SPEC §7.1, issue 29): every pair of
+-- Overlapping pairs among all records, for the analyst (SPEC §7.1): every pair of
 -- int_record_overlap_pairs (any two units with different dedup keys, retained or not) with both
 -- sides' project, curated author, work and decision, and its class (macro overlap_class; a side
 -- without an author label makes a `quotation`). Grain: one row per (sentence_uid_a, sentence_uid_b).

@@ -1,4 +1,4 @@
--- The native relation mapping as applied (SPEC §4; issue 3): every row of the seed `relation_map`
+-- The native relation mapping as applied (SPEC §4): every row of the seed `relation_map`
 -- with the number of word tokens it applied to (per project), how they were resolved
 -- (`n_by_branch`) and the pre-merge UD relations they received (`n_by_relation`, with `n_dep`
 -- falling back to `dep`), plus one row per observed label missing from the seed (`is_mapped`

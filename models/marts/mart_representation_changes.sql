@@ -1,7 +1,7 @@
 -- Per project, how many tokens each SPEC §5 / §5.1 rule changed: punctuation and artificial tokens
 -- removed, dependents re-attached, split words rejoined (words, and pieces absorbed), tokens removed
 -- for having no letter left, editorial marks removed, Latin look-alike letters mapped, elision marks
--- unified, other characters removed, NFC, lowercase, grave → acute; the word classes of issue 30
+-- unified, other characters removed, NFC, lowercase, grave → acute; the word classes of SPEC §5.1
 -- (split words published from the crasis table, as the source's own surface, or left as their
 -- longer piece; elision and prodelision marks attached to their word; numerals; tags completed by
 -- the plausibility rule; lemmas with a mark dropped at an edge); the lemma rules; and sentences

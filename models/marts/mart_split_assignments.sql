@@ -1,5 +1,5 @@
 -- Split assignment of every eligible row on the three tracks (SPEC §8, seed 000 "Splits",
--- "Source-held-out track"; issue 31), before and after the 50-row bottleneck. Grain: one row per
+-- "Source-held-out track"), before and after the 50-row bottleneck. Grain: one row per
 -- (track, row_id); every eligible row appears once on 'main', once on 'source_held_out' and once
 -- on 'work_held_out'.
 --
@@ -21,7 +21,7 @@
 --   rows ('author_below_threshold' otherwise); then within each (author, split) of c rows, ranked
 --   1..c by bottleneck_hash, ranks > (c // 50) * 50 are excluded ('bottleneck_remainder').
 --
--- Passage overlap (SPEC §7.1, issue 29; int_overlap_edges, int_overlap_groups). Every row is
+-- Passage overlap (SPEC §7.1; int_overlap_edges, int_overlap_groups). Every row is
 -- assigned twice: `baseline_split` by the rules above alone, `split` by this build's rules:
 -- * source_held_out and work_held_out (each track on its own): with var('overlap_conflict_rule')
 --   on, both rows of an author-conflict pair are excluded ('overlap_author_conflict'; SPEC §7's

@@ -1,4 +1,4 @@
--- Cross-model invariants of the splits and chunks (SPEC §8; issue 6 "Done when"), one row per
+-- Cross-model invariants of the splits and chunks (SPEC §8), one row per
 -- check with the number of offending rows; _splits.yml requires every count to be zero.
 --   author_missing_split: a published (track, author) lacking train, validation or test.
 --   eval_shares_dedup_key_with_train: a row of an evaluation split (validation, test: seed

@@ -1,6 +1,6 @@
 -- Every row of the SPEC §3 tag mapping tables (seeds) with the number of word tokens it applied
 -- to, overall and per project, so the rules can be browsed and audited in the warehouse
--- (issue 3 "Done when"). Grain: one row per (mapping_table, row_key).
+-- (SPEC §3). Grain: one row per (mapping_table, row_key).
 --   agdt_tag_positions      tokens whose normalized tag has `code` at `position`
 --   upos_from_tag           tokens whose normalized tag starts with `code`
 --   ud_upos_to_tag          UD PROIEL/PTNK tokens whose POS code this row chose

@@ -1,4 +1,4 @@
--- The training treebank (issue 18, seed 001 "Leakage controls"): every candidate sentence that
+-- The training treebank (seed 001 "Leakage controls"): every candidate sentence that
 -- mart_training_treebank_exclusions does not exclude, with its stable id, provenance and split.
 -- `split` is `train`, or `dev` for the first var('treebank_dev_percent') % of each project's
 -- sentences ordered by the stable hash sha256('776' || 'treebank:' || sent_id) (SPEC §8 style).

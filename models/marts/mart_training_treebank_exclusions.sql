@@ -1,4 +1,4 @@
--- Sentences left out of the training treebank, each with its reason (issue 18, seed 001 "Leakage
+-- Sentences left out of the training treebank, each with its reason (seed 001 "Leakage
 -- controls"). Rules, each switchable by a build variable, in the order that names the reason:
 --   ud_perseus_source  an AGDT sentence that a protected UD Perseus fold sentence was converted
 --                      from (every identical candidate of mart_ud_perseus_agdt_overlap);

@@ -1,4 +1,4 @@
--- Tree repairs by kind per project (SPEC §4–§5; issue 3 and 4 closing notes). Four categories:
+-- Tree repairs by kind per project (SPEC §4–§5). Four categories:
 -- `repair` = published tokens carrying a repair code (a token can carry several); `removed` =
 -- source word tokens left out of the published trees, by reason; `source_defect` = ill-formed
 -- source heads and ids found (on any word token, published or not; `cycle` counts cycles broken);

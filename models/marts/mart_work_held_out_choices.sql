@@ -1,4 +1,4 @@
--- The work-held-out choice per author (SPEC §8, issue 31; build_report.json work_held_out_track):
+-- The work-held-out choice per author (SPEC §8; build_report.json work_held_out_track):
 -- every author with eligible rows, their works with the split each went to (rule in
 -- int_work_held_out_choice), candidate rows per split before the author threshold and the
 -- bottleneck, training rows dropped as twins of an evaluation row (passage overlap, SPEC §7.1),

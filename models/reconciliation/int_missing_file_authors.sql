@@ -1,5 +1,5 @@
--- Which author labels each upstream file missing from the mirror would have supplied (SPEC §1;
--- issue 19): for a UD split file (the train files), every author the registry retains for that
+-- Which author labels each upstream file missing from the mirror would have supplied (SPEC §1):
+-- for a UD split file (the train files), every author the registry retains for that
 -- treebank (UD documents are spread over all three split files); for any other file, the
 -- registry documents of that file (document key = its base name, or base name + '#' + document
 -- id for Pedalion). Decisions are the default profile's (seed 000's). Grain: one row per

@@ -1,4 +1,4 @@
--- Counterfactual group sizes behind mart_seed_reconciliation (issue 19): per scenario, author and
+-- Counterfactual group sizes behind mart_seed_reconciliation: per scenario, author and
 -- work, the eligible sentences (SPEC §7: dedup key groups with exactly one retained author label)
 -- and the main-track candidate split counts the seed 000 split rule gives them (macro
 -- group_holdout). Scenarios, each one change away from the previous:

@@ -1,5 +1,5 @@
--- sentence_1 rows per author label and split, wide, next to seed 000's published table (issue 19;
--- the dataset card's "Data Splits" table). Grain: one row per author of the build or the seed.
+-- sentence_1 rows per author label and split, wide, next to seed 000's published table (the
+-- dataset card's "Data Splits" table). Grain: one row per author of the build or the seed.
 with
 
 reconciliation as (select * from {{ ref('mart_seed_reconciliation') }}),

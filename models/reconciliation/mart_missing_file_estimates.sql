@@ -1,5 +1,5 @@
 -- Upstream files missing from the mirror, per author label they would have supplied, with an
--- independent estimate of the eligible sentences they would have added (issue 19). For a UD
+-- independent estimate of the eligible sentences they would have added. For a UD
 -- train file the pinned revision's stats.xml gives the file's sentence count; the author's
 -- eligible rows that the same treebank's dev and test files supply alone (no other project has
 -- them: a duplicate of a present sentence adds no row) are scaled by train / (dev + test)

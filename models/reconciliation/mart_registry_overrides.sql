@@ -1,5 +1,5 @@
 -- Every registry document a named registry profile decides differently from the default profile
--- (issue 19), with the sentences of the document in this build, and whether that profile built
+-- (SPEC §6), with the sentences of the document in this build, and whether that profile built
 -- this warehouse. Grain: one row per (profile, project, document_key).
 with
 

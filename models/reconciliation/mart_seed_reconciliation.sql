@@ -1,5 +1,5 @@
 -- This build's sentence_1 rows against seed 000's published "Sentences per author label" table
--- (issue 19), per author and split, with the difference (this build minus the seed) taken apart:
+-- per author and split, with the difference (this build minus the seed) taken apart:
 --   curation_rows     candidate rows the build's registry profile adds (+) or drops (-) against
 --                     the default profile (seed 000's decisions; 0 when built with the default);
 --   dedup_rows        candidate rows the published-text dedup key merges that the seed's key

@@ -1,4 +1,4 @@
--- The causes of mart_seed_reconciliation in long form (issue 19): one row per (author, split,
+-- The causes of mart_seed_reconciliation in long form: one row per (author, split,
 -- cause) with a non-zero row count, signed as this build minus seed 000's table, and a detail
 -- naming what it is (the registry documents a profile decides differently, the dedup key, the
 -- missing upstream files with their independent estimates). Per (author, split) the rows add up

@@ -1,5 +1,5 @@
 -- Upstream files the pinned mirror lacks (sphragis/sources.json `missing`), with the sentence
--- counts of the snapshot's stats.xml (issue 19): one row per pin_missing_files row, as written.
+-- counts of the snapshot's stats.xml: one row per pin_missing_files row, as written.
 {{ config(materialized='view') }}
 with
 

@@ -1,4 +1,4 @@
-"""Named annotations rendered from the warehouse as CoNLL-U (SPEC §4, §5, §12; issue 8 item 4).
+"""Named annotations rendered from the warehouse as CoNLL-U (SPEC §4, §5, §12).
 
 The evaluation commands take, besides CoNLL-U files and the published UD fold files, annotations
 that the warehouse holds. A name is ``VIEW:SELECTION``.
@@ -284,7 +284,7 @@ def render_selection(con: duckdb.DuckDBPyConnection, name: str, selection: str, 
                      source_key: str = "source_sentence",
                      overrides: tuple[str, dict[str, object]] | None = None) -> Annotation:
     """Render the sentences a caller's selection query picks, with a view's columns (the same
-    rendering as :func:`render`; used by the training treebank, issue 18).
+    rendering as :func:`render`; used by the training treebank).
 
     Args:
         con: warehouse connection with the models :func:`render` reads and ``tree``.

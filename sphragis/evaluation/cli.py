@@ -1,4 +1,4 @@
-"""``sphragis eval``: the evaluation toolkit of seed 001 on the command line (SPEC §12, issue 8).
+"""``sphragis eval``: the evaluation toolkit of seed 001 on the command line (SPEC §12).
 
 Sub-commands:
 
@@ -14,7 +14,7 @@ Sub-commands:
 * ``sphragis eval drift --a INPUT --b INPUT [--top 10] [--scheme-types conversion|observed|LIST]
   [--per-type gold|union] [--protocol seed001] [--json PATH]``: convention decomposition of ``b``
   against ``a`` (:mod:`sphragis.evaluation.drift`), under named definitions recorded in the
-  report (issue 17).
+  report.
 * ``sphragis eval render NAME [--out PATH]``: write a warehouse annotation as CoNLL-U.
 
 * ``sphragis eval folds``: list the named gold folds (:func:`fold_listing`).

@@ -1,4 +1,4 @@
-"""Named definitions of the evaluation toolkit (issue 17; SPEC §12; seed 001).
+"""Named definitions of the evaluation toolkit (SPEC §12; seed 001).
 
 Where two tools can compute "the same" figure differently, the choice is named here, reported in
 each JSON report's ``definitions`` block and chosen on the command line. Light on purpose (no

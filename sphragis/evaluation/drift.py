@@ -2,7 +2,7 @@
 
 Seed 001, "PROIEL convention decomposition": for one set of sentences annotated twice, ``a``
 (treated as gold) and ``b`` (treated as system), account for the disagreement instead of just
-scoring it. Pure functions over CoNLL-U text, independent of the warehouse (issue 8 item 3;
+scoring it. Pure functions over CoNLL-U text, independent of the warehouse (SPEC §12;
 first use: AGDT's native conversion versus UD Perseus on the overlap).
 
 Definitions (all figures in percent of the ``N`` words unless said otherwise; with identical
@@ -42,7 +42,7 @@ tokenization the evaluator's F1 equals per-word accuracy):
 The definitions in force are named in the report itself (``DriftResult.definitions``, the JSON
 ``definitions`` block); their names live in :mod:`sphragis.evaluation.definitions`, whose
 ``PROTOCOLS["seed001"]`` holds the protocol's choices (scheme ``conversion``, per-type
-``gold``): comparable with published pyaegean reports (issue 17).
+``gold``): comparable with published pyaegean reports.
 """
 
 from __future__ import annotations

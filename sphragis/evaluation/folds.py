@@ -1,4 +1,4 @@
-"""Gold folds and bucket maps for the evaluation toolkit (SPEC §12, seed 001, issue 8 item 4).
+"""Gold folds and bucket maps for the evaluation toolkit (SPEC §12, seed 001).
 
 * **Named UD folds.** ``<project>-<split>`` for every CoNLL-U snapshot of the pin list
   (``sphragis/sources.json``) and ``split`` in ``dev``/``test``: ``ud_perseus-dev``,
@@ -140,7 +140,7 @@ def fold_path(source: config.Settings | duckdb.DuckDBPyConnection | None, name: 
 
 
 def fold_text(source: config.Settings | duckdb.DuckDBPyConnection | None, name: str) -> str:
-    """CoNLL-U text of the named gold fold, as published upstream (SPEC §12; issue 8 item 4).
+    """CoNLL-U text of the named gold fold, as published upstream (SPEC §12).
 
     Args:
         source: :class:`~sphragis.config.Settings`, or an open warehouse connection (then the

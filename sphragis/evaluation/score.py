@@ -1,4 +1,4 @@
-"""Gold-tokenization scoring of CoNLL-U predictions (SPEC §12, seed 001, issue 8 item 2).
+"""Gold-tokenization scoring of CoNLL-U predictions (SPEC §12, seed 001).
 
 Pure functions over CoNLL-U *text*; nothing here touches the warehouse.
 
@@ -20,8 +20,9 @@ Protocol (seed 001 "Protocol"; SPEC §12 "Scoring"):
   interpolation) of the resampled F1 values.
 * **Empty resamples.** A resample whose F1 denominator is zero for a metric (no gold and no
   system items, e.g. CLAS over resampled sentences without content words) scores 0, exactly as
-  the official evaluator scores such a file (``Score.f1 = 0.0``); it is kept, not dropped
-  (issue 17). A metric with no items in the whole subset has no F1 (``None``) and no CI.
+  the official evaluator scores such a file (``Score.f1 = 0.0``); it is kept, not dropped,
+  so that the CI matches the official evaluator's. A metric with no items in the whole subset has
+  no F1 (``None``) and no CI.
 * **Too few sentences.** A subset (bucket or whole fold) with fewer than
   :data:`MIN_CI_SENTENCES` sentences gets no CI: resampling one sentence only ever redraws
   it, so the interval would be a point. Its ``ci_note`` says so (JSON and table).

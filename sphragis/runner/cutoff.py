@@ -73,9 +73,9 @@ def content_of(con: duckdb.DuckDBPyConnection, table: str, *, strict: bool = Fal
     combines the columns in order, but it gives NULL, ``[]``, ``[NULL]`` and ``{'a': NULL}`` the
     same hash; ``strict_row_hash`` (None unless ``strict``) hashes nested columns (lists, structs,
     maps) by their ``to_json`` text, which tells them apart. Like SQL equality, neither tells
-    ``-0.0`` from ``0.0``. Cost on the real warehouse: the row hash 0.05-0.4 s per table of up to
-    1.6 M rows; the strict one the same without nested columns, about 1 s with them (``int_units``,
-    whose token lists are nested), so it is computed only when the row hash matched.
+    ``-0.0`` from ``0.0``. The strict hash costs about the row hash's time without nested columns
+    and several times it with them (``int_units``, whose token lists are nested), so it is
+    computed only when the row hash matched.
     """
     cols = _columns(con, table)
     if strict:

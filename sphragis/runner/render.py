@@ -17,8 +17,8 @@ if TYPE_CHECKING:
 
 class _TemplateCache(jinja2.FileSystemBytecodeCache):
     """Jinja's cache of compiled templates (keyed by template name, checked against a checksum of
-    the source; in Jinja's per-user temp folder): compiling the ~80 templates took 0.4-0.9 s of
-    every build. A cache that cannot be written is skipped, never an error."""
+    the source; in Jinja's per-user temp folder): compiling every template took a noticeable
+    share of every build. A cache that cannot be written is skipped, never an error."""
 
     def dump_bytecode(self, bucket) -> None:
         try:

@@ -233,7 +233,7 @@ class _Scheduler:
                         self._collect(fut)
             except BaseException:
                 # stop the queries running on the workers' cursors now rather than wait for them to
-                # finish (issue #27: Ctrl-C took 77 s); again until every job has ended, since a job
+                # finish (a long query would hold Ctrl-C back); again until every job has ended, since a job
                 # may start its next query after an interrupt (a query not yet begun when Ctrl-C
                 # came would otherwise run to its end)
                 pending = set(self.running)

@@ -1,4 +1,4 @@
-"""The analyst's workbench (issue #16): ``sphragis sql`` (read-only queries and an interactive
+"""The analyst's workbench: ``sphragis sql`` (read-only queries and an interactive
 shell on the warehouse) and ``sphragis docs`` (an offline static data dictionary with lineage and
 interactive variation charts).
 

@@ -1,4 +1,4 @@
-"""The generated pages of ``docs/`` (issue 32): written from the checked-in seeds, the models' yml
+"""The generated pages of ``docs/``: written from the checked-in seeds, the models' yml
 docs, the benchmark seeds and the evaluation definitions, so the documentation cannot drift from
 what the build runs.
 
@@ -89,12 +89,6 @@ def _cell(v: object) -> str:
     return s.replace("|", "\\|")
 
 
-def _first_sentence(text: str) -> str:
-    text = " ".join(text.split())
-    m = re.search(r"(?<=[a-z0-9)`'\"])\. (?=[A-Z`(])", text)
-    return text[: m.start() + 1] if m else text
-
-
 def _sections(text: str) -> list[str]:
     return sorted(set(SECTION.findall(text)), key=lambda s: [int(x) for x in s.split(".")])
 
@@ -141,7 +135,7 @@ def _models_page(project: runner.Project) -> str:
              "# How the warehouse is built\n",
              "Sources are parsed by Python (`ingest/`) into the lossless raw layer (SPEC §2, tables in "
              "`sql/ddl/raw.sql`, documented in `models/staging/_sources.yml`). SQL models, one file per "
-             "table, turn it into the published tables; the runner (`sphragis/runner.py`) orders them by "
+             "table, turn it into the published tables; the runner (`sphragis/runner/`) orders them by "
              "their `ref()`/`source()` calls, builds each and runs its data tests. Checked-in seeds "
              "(`sql/seeds/*.csv`, [rules.md](rules.md)) hold every mapping table.\n"]
     for layer in ("staging", "intermediate", "marts"):
@@ -417,7 +411,7 @@ def _fold_page(project: runner.Project, fold: dict[str, str]) -> str:
         lines += ["", "Known differences:\n"]
         lines += [f"- `{r['figure']}`: {_cell(r['explanation'])}" for r in notes]
     models = [m for m in project.models if m.startswith("mart_protocol_fold_")]
-    lines += ["", "## Models\n"] + [f"- `{m}`: {_first_sentence(_model_doc(project, m))}" for m in models] + [""]
+    lines += ["", "## Models\n"] + [f"- `{m}`: {_cell(_model_doc(project, m))}" for m in models] + [""]
     return "\n".join(lines)
 
 

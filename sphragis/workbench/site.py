@@ -1,4 +1,4 @@
-"""``sphragis docs``: the static data-dictionary site (issue #16).
+"""``sphragis docs``: the static data-dictionary site.
 
 Pages (all relative links, no server, no network; open ``index.html`` from disk):
 

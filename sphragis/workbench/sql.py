@@ -1,4 +1,4 @@
-"""``sphragis sql``: read-only SQL on the warehouse (issue #16).
+"""``sphragis sql``: read-only SQL on the warehouse.
 
 * ``sphragis sql "select …"`` runs one query and prints the result (``--format
   table|csv|json|markdown``, ``--output FILE``);
@@ -11,7 +11,7 @@ The warehouse is always opened with ``read_only=True``: a statement that would w
 ``insert``, ``drop``, ...) is refused by DuckDB, the file is never modified (no WAL is created),
 and a running build, which writes ``<warehouse>.building-<pid>`` and renames it into place
 (:mod:`sphragis.build`), is not disturbed. The connection is then locked down (:data:`LOCKDOWN`,
-issue #27): no file system access at all (``attach``, ``copy … to``, ``export database``,
+SPEC §13): no file system access at all (``attach``, ``copy … to``, ``export database``,
 ``read_csv``/``read_text`` of a path, ``install``/``load`` of an extension are refused), no
 extension auto-install or auto-load, and a locked configuration (no ``set`` can undo it). Results
 leave only through ``--output``; an analyst's own file is read only when named with ``--table
@@ -55,7 +55,7 @@ class QueryError(RuntimeError):
 
 def analyses_dir() -> Path:
     """The folder of the named analyses (``sql/analyses/``, beside the seeds)."""
-    return config.SEEDS_DIR.parent / "analyses"
+    return config.ANALYSES_DIR
 
 
 def analyses() -> dict[str, Path]:
@@ -101,7 +101,7 @@ def resolve_file(name: str) -> Path:
 
 
 #: DuckDB settings of every ``sphragis sql`` connection, set in this order right after the
-#: warehouse is opened read-only (issue #27; ``tests/test_hostile_shell.py`` checks each refusal on
+#: warehouse is opened read-only (``tests/test_hostile_shell.py`` checks each refusal on
 #: the DuckDB version installed). ``enable_external_access`` off refuses every file system access
 #: (attach, copy to, export database, read_* of a path, glob, install); ``lock_configuration`` last,
 #: so that no ``set``/``reset``/``pragma`` can undo any of it.

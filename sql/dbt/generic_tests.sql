@@ -1,4 +1,4 @@
-{#- dbt only: the runner's model-level tests (sphragis/runner.py compiles the same SQL itself). -#}
+{#- dbt only: the runner's model-level tests (sphragis/runner/datatests.py compiles the same SQL itself). -#}
 
 {% test unique_combination(model, combination_of_columns) %}
 {#- no two rows share the values of these columns (dbt_utils.unique_combination_of_columns) -#}

@@ -1,4 +1,4 @@
-{#- dbt only (the runner loads seeds itself, sphragis/runner.py): a seed's columns are VARCHAR unless
+{#- dbt only (the runner loads seeds itself, sphragis/runner/seeds.py): a seed's columns are VARCHAR unless
     its entry in a schema file types them (config: column_types, models/_seeds.yml), as the runner
     loads them; dbt's default would infer types from the CSV. dbt-duckdb then COPYs the CSV in. -#}
 {% macro duckdb__create_csv_table(model, agate_table) %}

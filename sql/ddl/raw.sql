@@ -83,7 +83,7 @@ create or replace table ingest_rejects (
     n_words integer not null              -- words of the file it takes: the rejected sentence's, 1 for a word outside any sentence, 0 for a file-level problem
 );
 
--- The pin list's missing upstream files (sphragis/sources.json `missing`; issue 19): not parsed
+-- The pin list's missing upstream files (sphragis/sources.json `missing`): not parsed
 -- from the sources but made anew by every build from the pin list (sphragis/pins.py runs this
 -- statement, then inserts the rows) for the seed-000 reconciliation.
 create or replace table pin_missing_files (

@@ -1,4 +1,4 @@
-{#- Passage overlap (SPEC §7.1, issue 29): the measure's words and the class of a pair. -#}
+{#- Passage overlap (SPEC §7.1): the measure's words and the class of a pair. -#}
 
 {%- macro overlap_words(text) -%}
 {#- Published `text` → the words the overlap measure compares, one space between them: NFD with

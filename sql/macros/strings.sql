@@ -33,8 +33,7 @@ regexp_matches(regexp_replace({{ expr }}, '[^\p{L}]', '', 'g'), '\p{Greek}')
     variant before a non-letter, non-mark character or the end). One character at a time: each
     `latin` of the seed is one letter and each replacement a Greek letter (its tests in
     models/_seeds.yml), so this equals replacing the pairs one after another; every regex here is
-    a constant, compiled once (a pattern built per pair is compiled per row: 25 s on the real
-    forms). -#}
+    a constant, compiled once (a pattern built per pair is compiled per row). -#}
 case
     when regexp_matches({{ expr }}, '[A-Za-z]') and {{ has_greek_letter(expr) }}
         then array_to_string(
@@ -77,7 +76,7 @@ nfc_normalize(grave_to_acute(nfc_normalize(lower_grc({{ keep_greek("regexp_repla
 
 {%- macro letters_key(expr) -%}
 {#- a word's letters alone, lowercase, without any diacritic, final sigma as σ: the accent- and
-    breathing-blind spelling that crasis pieces are matched by (sql/queries/crasis_candidates.sql) -#}
+    breathing-blind spelling that crasis pieces are matched by (models/marts/reporting/mart_crasis_candidates.sql) -#}
 replace(regexp_replace(lower(strip_accents(nfc_normalize({{ expr }}))), '[^\p{L}]', '', 'g'), 'ς', 'σ')
 {%- endmacro %}
 

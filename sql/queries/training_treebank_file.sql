@@ -1,4 +1,4 @@
--- The sentences of one training-treebank file (sphragis export-treebank, issue 18): the rows of
+-- The sentences of one training-treebank file (sphragis export-treebank): the rows of
 -- mart_training_treebank of the projects in $projects and of the split $split, in writing order,
 -- with the columns sphragis.evaluation.annotations.render_selection expects.
 select

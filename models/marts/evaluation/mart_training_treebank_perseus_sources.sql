@@ -1,5 +1,5 @@
 -- UD Perseus dev/test sentences and their AGDT sources against the training treebank (sphragis
--- export-treebank manifest, issue 18; seed 001: 2,443 sentences resolved to AGDT): per fold, the
+-- export-treebank manifest; seed 001: 2,443 sentences resolved to AGDT): per fold, the
 -- fold sentences, those resolved to an AGDT sentence, and how many of those AGDT sentences the
 -- treebank excludes / writes.
 with

@@ -1,5 +1,5 @@
--- Counts of the training treebank per project (sphragis export-treebank manifest `counts`, issue
--- 18): candidate, selected and excluded sentences, tokens written, excluded sentences per reason
+-- Counts of the training treebank per project (sphragis export-treebank manifest `counts`):
+-- candidate, selected and excluded sentences, tokens written, excluded sentences per reason
 -- (the first rule that hits) and sentences hit per rule (any of the rules that hit), as maps.
 with
 

@@ -1,5 +1,5 @@
 -- Sentences and tokens of the training treebank per work (sphragis export-treebank manifest
--- `selected_works`, issue 18).
+-- `selected_works`).
 with
 
 selected as (select * from {{ ref('mart_training_treebank') }}),
