@@ -9,7 +9,7 @@ SPHRAGIS := $(BIN)/sphragis
 # Sources: SPHRAGIS_MIRROR if set, else ../shared/sources if it exists, else upstream git
 # (`sphragis fetch --list` shows which); the Makefile does not force either.
 
-.PHONY: help install lock deps-latest fetch build rebuild export treebank audit report test test-fast lint bench bench-audit clean docs docs-check dbt-vars
+.PHONY: help install lock deps-latest fetch build rebuild export treebank folds audit report test test-fast lint bench bench-audit clean docs docs-check dbt-vars
 
 SHELL := /bin/bash
 
@@ -76,6 +76,9 @@ TREEBANK_FLAGS ?=
 
 treebank: build  ## leakage-clean CoNLL-U training treebank + manifest (seed 001) into dist/treebank (TREEBANK_FLAGS=--no-validator skips the UD validator)
 	$(SPHRAGIS) export-treebank $(TREEBANK_FLAGS)
+
+folds: build  ## the protocol's PapyGreek and verse evaluation folds (CoNLL-U + manifest.json, seed 001) into dist/folds
+	$(SPHRAGIS) folds
 
 audit: install  ## leakage audit and text baselines over the export (SPEC §11)
 	$(SPHRAGIS) audit

@@ -34,11 +34,8 @@ and writes files.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import hashlib
 import json
-import os
-import shutil
 import sys
 import time
 from pathlib import Path
@@ -46,10 +43,11 @@ from pathlib import Path
 import duckdb
 
 from sphragis import config, state
-from sphragis.files import claim_output_dir, replace_dir, restore_dir, write_json
+from sphragis.files import claim_output_dir, write_json
 from sphragis.queries import json_records as _records
 from sphragis.queries import query
 
+from . import output_step
 from .treebank_checks import LEVELS, VALIDATOR_LEVEL, Checks
 from .treebank_options import TreebankError, select, variables
 
@@ -138,7 +136,6 @@ def export_treebank(out: Path, options: dict | None = None, *, merged: bool = Fa
         sphragis.files.OutputRefused: ``out`` is a folder the product did not write, or holds or
             lies inside the sources, the warehouse or the benchmark export.
     """
-    from sphragis.build import build_lock, remove_stale_builds
     from sphragis.evaluation import annotations
 
     vars_ = variables(**(options or {}))
@@ -147,33 +144,15 @@ def export_treebank(out: Path, options: dict | None = None, *, merged: bool = Fa
     out = claim_output_dir(out, OUTPUT_KIND, protected=(*settings.inputs(), warehouse, settings.out))
     if not warehouse.is_file():
         raise TreebankError(f"no warehouse at {warehouse}; build it with `sphragis build`")
-    con = duckdb.connect(str(warehouse), read_only=True)
-    store = state.Store(out, "treebank")
     options_read = {"options": vars_, "merged": merged, "validate": validate,
                     "validator_level": validator_level if validate else None}
-    doc = store.load()
-    remove_stale_builds(out)  # folders left by killed runs, also when this one has nothing to do
-    from sphragis import runner
-
-    built = runner.read_manifest(con)  # the build's manifest: the fingerprints of the tables read
-    at_start, changed = state.check(doc, con, built)  # with --full too: the digests before it, for settle()
-    if full:
-        changed = ["--full"]
-    if doc.get("reads", {}).get("variables") not in (None, options_read):
-        changed = sorted(set(changed) | {"variables"})
-    if not changed and state.intact(out, doc.get("outputs", {})):
-        con.close()
-        return {**json.loads((out / "manifest.json").read_text(encoding="utf-8")), "up_to_date": True}
-    recording = state.RecordingConnection(con)  # the tables the export reads, for its state
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f"{out.name}.building-{os.getpid()}")
+    step = output_step.begin(out, OUTPUT_KIND, STEP, warehouse, options_read, full=full)
     try:
-        with build_lock(out), contextlib.ExitStack() as stack:
-            restore_dir(out)
-            tmp.mkdir()
+        if step.up_to_date:
+            return {**json.loads((out / "manifest.json").read_text(encoding="utf-8")), "up_to_date": True}
+        with output_step.writing(step) as (recording, tmp), \
+                Checks(validator_level if validate else None, cache=_validator_cache(out), jobs=jobs) as checks:
             t0 = time.perf_counter()
-            checks = stack.enter_context(Checks(validator_level if validate else None, cache=_validator_cache(out),
-                                                jobs=jobs))
             select(recording, vars_)
             selection = query("training_treebank_file")
             files = []
@@ -181,13 +160,8 @@ def export_treebank(out: Path, options: dict | None = None, *, merged: bool = Fa
                 ann = annotations.render_selection(recording, stem, selection, {"projects": projects, "split": split},
                                                    view="native", tree="int_native_tree_tokens",
                                                    source_key="source")
-                if ann.skipped:
-                    s = ann.skipped[0]
-                    raise TreebankError(f"{stem}: {len(ann.skipped)} selected sentence(s) could not be rendered, "
-                                        f"e.g. {s.sent_id}: {s.reason}")
                 path = tmp / f"{stem}.conllu"
-                path.write_text(ann.text, encoding="utf-8")
-                checks.add(path, ann.sent_ids)  # the loaders and the validator start on it in the pool
+                output_step.write_rendered(ann, path, checks)
                 files.append({"file": path.name, "projects": projects, "split": split,
                               "sentences": len(ann.sentences), "tokens": ann.words,
                               "sha256": hashlib.sha256(path.read_bytes()).hexdigest()})
@@ -198,14 +172,9 @@ def export_treebank(out: Path, options: dict | None = None, *, merged: bool = Fa
             manifest["seconds"] = {"select_and_render": round(rendered, 1),
                                    "loaders_and_validator_after": round(time.perf_counter() - t0 - rendered, 1)}
             write_json(tmp / "manifest.json", manifest)
-            replace_dir(tmp, out, OUTPUT_KIND)
-            reads = state.reads((STEP,), tables=recording.tables, variables=options_read)
-            store.save({"reads": reads, "digests": state.settle(at_start, state.digests(reads, con, built)),
-                        "outputs": state.stamps(out)})
     finally:
-        con.close()
-        shutil.rmtree(tmp, ignore_errors=True)
-    return {**manifest, "changed": changed} if changed not in state.NOTHING_TO_COMPARE else manifest
+        step.con.close()
+    return {**manifest, **step.changes()}
 
 
 def _validator_cache(out: Path) -> Path:

@@ -12,6 +12,7 @@ Subcommands (``sphragis <cmd> --help`` explains each):
   rendered by :mod:`sphragis.leaderboard`);
 * ``report`` the variation and leakage report (SPEC §11);
 * ``export-treebank`` the leakage-clean CoNLL-U training treebank for parsers (seed 001);
+* ``folds``  the protocol's documentary and verse evaluation folds with their manifests (seed 001);
 * ``sql``    read-only SQL on the warehouse, or an interactive shell (:mod:`sphragis.workbench.sql`);
 * ``docs``   the static data-dictionary site (:mod:`sphragis.workbench.site`).
 
@@ -270,8 +271,8 @@ def _load_extensions() -> None:
     import importlib
 
     for mod in ("sphragis.evaluation.cli", "sphragis.audit", "sphragis.report", "sphragis.bench",
-                "sphragis.bench_audit", "sphragis.export.treebank", "sphragis.workbench.cli", "sphragis.submission",
-                "sphragis.leaderboard_collect"):
+                "sphragis.bench_audit", "sphragis.export.treebank", "sphragis.export.folds", "sphragis.workbench.cli",
+                "sphragis.submission", "sphragis.leaderboard_collect"):
         try:
             m = importlib.import_module(mod)
         except ModuleNotFoundError as exc:

@@ -51,7 +51,7 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 #: ``make test-fast`` (``-m "not integration and not package and not slow"``) leaves them out.
 SLOW_MODULES_FIRST = (
     "test_incremental.py", "test_dbt.py", "test_submission.py", "test_package.py", "test_docs_site.py",
-    "test_long_sentence.py", "test_treebank.py", "test_state.py", "test_hostile_shell.py", "test_export.py",
+    "test_long_sentence.py", "test_treebank.py", "test_folds.py", "test_state.py", "test_hostile_shell.py", "test_export.py",
     "test_atomic.py", "test_hostile_ingest.py", "test_homes.py", "test_eval_annotations.py", "test_runner.py",
     "test_card.py", "test_splits.py", "test_sql_cli.py", "test_hostile.py", "test_render_property.py",
     "test_eval_cli.py", "test_hostile_xml.py", "test_interrupt.py", "test_registry.py", "test_papygreek.py",

@@ -1,6 +1,6 @@
 """It never deletes or overwrites what it did not write (SPEC §13).
 
-Every command that writes a folder (export, docs, export-treebank, report, bench) writes only a
+Every command that writes a folder (export, docs, export-treebank, folds, report, bench) writes only a
 folder it created (marked by ``.sphragis-output``) or an empty one; a folder of the user's files,
 one of another command's outputs, and an output that is, holds or lies inside what the command
 reads are refused in one line, before any work, and left as they were. The warehouse is only ever
@@ -24,7 +24,7 @@ import pytest
 from test_atomic import use_settings
 
 from sphragis import build, cli, config
-from sphragis.export import treebank, writer
+from sphragis.export import folds, treebank, writer
 from sphragis.files import OUTPUT_MARKER, OutputRefused, claim_output_dir, replace_dir
 
 
@@ -131,7 +131,7 @@ def test_a_second_export_rewrites_its_own_marked_folder(tiny_exported, tmp_path)
     assert (settings.out / "README.md").is_file()
 
 
-def test_docs_and_treebank_into_a_user_folder_are_refused(tiny_exported, user_folder, monkeypatch):
+def test_docs_treebank_and_folds_into_a_user_folder_are_refused(tiny_exported, user_folder, monkeypatch):
     from sphragis.workbench import site
 
     before = _listing(user_folder)
@@ -140,6 +140,13 @@ def test_docs_and_treebank_into_a_user_folder_are_refused(tiny_exported, user_fo
         site.build_site(user_folder, tiny_exported.warehouse)
     with pytest.raises(OutputRefused, match="holds files sphragis did not write"):
         treebank.export_treebank(user_folder, warehouse=tiny_exported.warehouse, validate=False)
+    with pytest.raises(OutputRefused, match="holds files sphragis did not write"):
+        folds.write_folds(user_folder, warehouse=tiny_exported.warehouse, validate=False)
+    # another command's output (the training treebank's) is not the folds'
+    tb = user_folder.with_name("tb")
+    treebank.export_treebank(tb, warehouse=tiny_exported.warehouse, validate=False)
+    with pytest.raises(OutputRefused, match="not a folds output"):
+        folds.write_folds(tb, warehouse=tiny_exported.warehouse, validate=False)
     # the benchmark export is the docs' input and another command's output: refused too
     with pytest.raises(OutputRefused):
         site.build_site(tiny_exported.out, tiny_exported.warehouse)

@@ -431,7 +431,7 @@ lemmas_clean as (
         select
             source_lemma,
             lemma_clean,
-            grave_to_acute(nfc_normalize(lower_grc(lemma_clean))) as lemma_cased
+            {{ lemma_cased('lemma_clean') }} as lemma_cased
         from (
             select
                 source_lemma,

@@ -86,9 +86,10 @@ OVERLAP_SELECTIONS: dict[tuple[str, str], str] = {
 }
 
 NAMES_HELP = """\
-Annotation names (for --gold, --pred, --a, --b and `render`): besides a CoNLL-U file path and a
-named UD fold file (ud_perseus-test, ud_proiel-dev, ... read as published from SPHRAGIS_DATA), an
-annotation held by the warehouse (SPHRAGIS_WAREHOUSE, read-only) is named VIEW:SELECTION.
+Annotation names (for --gold, --pred, --a, --b and `render`): besides a CoNLL-U file path, a
+named UD fold file (ud_perseus-test, ud_proiel-dev, ... read as published from SPHRAGIS_DATA) and a
+protocol fold written by `sphragis folds` (papygreek, verse; `sphragis eval folds` lists them all),
+an annotation held by the warehouse (SPHRAGIS_WAREHOUSE, read-only) is named VIEW:SELECTION.
   VIEW       published  model-facing units (SPEC §5), any project
              native     AGDT-lineage native conversion (SPEC §3-§4): tag-derived UPOS, XPOS =
                         normalized AGDT tag, FEATS = feats_full, DEPREL = pre-merge UD v2 relation;
@@ -188,7 +189,8 @@ def parse_name(name: str) -> AnnotationName:
 # it must match token for token (overlap selections only) and a reason when it cannot be rendered.
 # The rendering runs it, the token query of the view and annotation_render over relations
 # registered on the connection under fixed names (a read-only warehouse connection can register).
-_REGISTERED = ("annotation_selection", "annotation_tree", "annotation_wanted", "annotation_tokens")
+_REGISTERED = ("annotation_selection", "annotation_tree", "annotation_overrides", "annotation_wanted",
+               "annotation_tokens")
 
 
 # --------------------------------------------------------------------------------------------
@@ -279,7 +281,8 @@ def render(con: duckdb.DuckDBPyConnection, name: str | AnnotationName) -> Annota
 
 def render_selection(con: duckdb.DuckDBPyConnection, name: str, selection: str, params: dict[str, object], *,
                      view: str = "native", tree: str = "int_tree_tokens",
-                     source_key: str = "source_sentence") -> Annotation:
+                     source_key: str = "source_sentence",
+                     overrides: tuple[str, dict[str, object]] | None = None) -> Annotation:
     """Render the sentences a caller's selection query picks, with a view's columns (the same
     rendering as :func:`render`; used by the training treebank).
 
@@ -293,21 +296,29 @@ def render_selection(con: duckdb.DuckDBPyConnection, name: str, selection: str, 
         tree: the tree model giving HEAD, DEPREL and the tokens (``int_tree_tokens``, or
             ``int_native_tree_tokens`` to keep punctuation).
         source_key: the comment key of the provenance line (``# <source_key> = project:path#id``).
+        overrides: ``(query, params)`` returning ``sentence_uid``, ``token_pos``, ``form``,
+            ``lemma``: the FORM and LEMMA the ``native`` and ``source`` views write for those
+            tokens instead of the warehouse's (an evaluation fold's reading text and repaired
+            lemma; a NULL keeps the warehouse's value). None: no override.
 
     Returns / Raises: as :func:`render`.
     """
     if view not in VIEWS:
         raise ValueError(f"unknown view {view!r}; choose one of {', '.join(VIEWS)}")
-    return _rendered(con, name, selection, params, view, tree, source_key)
+    return _rendered(con, name, selection, params, view, tree, source_key, overrides)
 
 
 def _rendered(con: duckdb.DuckDBPyConnection, name: str, selection: str, params: dict[str, object], view: str,
-              tree: str = "int_tree_tokens", source_key: str = "source_sentence") -> Annotation:
-    """Run ``selection`` (with ``params``), the token query of ``view`` over ``tree`` and
-    ``annotation_render`` (with ``source_key``); the registered relations are dropped afterwards."""
+              tree: str = "int_tree_tokens", source_key: str = "source_sentence",
+              overrides: tuple[str, dict[str, object]] | None = None) -> Annotation:
+    """Run ``selection`` (with ``params``), the token query of ``view`` over ``tree`` (with the
+    ``overrides``, if any) and ``annotation_render`` (with ``source_key``); the registered
+    relations are dropped afterwards."""
+    override_sql, override_params = overrides or (query("annotation_no_overrides"), {})
     try:
         con.register("annotation_selection", con.sql(selection, params=params))
         con.register("annotation_tree", con.table(tree))
+        con.register("annotation_overrides", con.sql(override_sql, params=override_params or None))
         con.register("annotation_wanted", con.sql(query("annotation_wanted")))
         if view == "published":
             tokens = con.sql(query("annotation_published_tokens"))

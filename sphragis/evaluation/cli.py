@@ -17,8 +17,12 @@ Sub-commands:
   report.
 * ``sphragis eval render NAME [--out PATH]``: write a warehouse annotation as CoNLL-U.
 
+* ``sphragis eval folds``: list the named gold folds (:func:`fold_listing`).
+
 An INPUT is an existing CoNLL-U file path; a named UD fold (``ud_perseus-test``,
-``ud_proiel-dev``, …; :func:`folds.known_folds`), read as published from ``SPHRAGIS_DATA``; or a
+``ud_proiel-dev``, …; :func:`folds.known_folds`), read as published from ``SPHRAGIS_DATA``; a
+protocol fold (``papygreek``, ``verse``; :func:`folds.protocol_folds`) as ``sphragis folds`` wrote
+it (``dist/folds/<fold>/<fold>.conllu``); or a
 warehouse annotation ``VIEW:SELECTION`` (``native:agdt@ud_perseus-test``,
 ``source:ud_perseus-test``, ``published:ud_proiel-test``; :mod:`sphragis.evaluation.annotations`,
 rendered from the read-only warehouse). When both inputs of ``score`` or ``drift`` are warehouse
@@ -220,7 +224,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
         if args.by:
             if gold.annotation is not None:
                 buckets = annotations.bucket_map(con, gold.annotation, args.by)
-            elif gold.label in folds.known_folds():
+            elif gold.label in folds.known_folds() or gold.label in folds.protocol_folds():
                 buckets = folds.bucket_map(con, args.by, fold=gold.label)
             else:
                 ids = [s.sent_id for s in parse_sentences(gold.text, side="gold") if s.sent_id]
@@ -276,6 +280,39 @@ def _cmd_drift(args: argparse.Namespace) -> int:
     return 0
 
 
+def fold_listing() -> list[dict[str, str]]:
+    """Every named gold fold the evaluation commands accept (``sphragis eval folds``): the UD
+    dev/test folds as published (:func:`folds.known_folds`) and the protocol's further folds as
+    ``sphragis folds`` writes them (:func:`folds.protocol_folds`), each with its kind, file and
+    whether the file is there (``sentences`` counted from its ``# sent_id`` lines)."""
+    from .. import config
+    from . import folds
+
+    settings = config.settings()
+    rows = [{"fold": f.name, "kind": "UD fold, as published", "file": str(settings.data / f.snapshot / f.file)}
+            for f in folds.known_folds().values()]
+    rows += [{"fold": name, "kind": f"protocol fold ({f['project']}; sphragis folds)",
+              "file": str(folds.protocol_fold_dir(settings) / name / f"{name}.conllu")}
+             for name, f in folds.protocol_folds().items()]
+    for r in rows:
+        path = Path(r["file"])
+        if path.is_file():
+            with path.open(encoding="utf-8") as fh:
+                r["sentences"] = str(sum(1 for line in fh if line.startswith("# sent_id")))
+        else:
+            r["sentences"] = "not written" if "protocol" in r["kind"] else "not fetched"
+    return rows
+
+
+def _cmd_folds(args: argparse.Namespace) -> int:
+    rows = fold_listing()
+    width = {k: max(len(k), *(len(r[k]) for r in rows)) for k in ("fold", "kind", "sentences")}
+    print("  ".join(k.ljust(width[k]) for k in ("fold", "kind", "sentences")) + "  file")
+    for r in rows:
+        print("  ".join(r[k].ljust(width[k]) for k in ("fold", "kind", "sentences")) + "  " + r["file"])
+    return 0
+
+
 def _cmd_render(args: argparse.Namespace) -> int:
     from . import annotations
 
@@ -321,7 +358,8 @@ def add_bootstrap_options(parser: argparse.ArgumentParser, unit: str = "sentence
                         help=f"confidence level of the CI (default {CONFIDENCE})")
 
 
-_INPUT_HELP = ("a CoNLL-U file path, a named UD fold (e.g. ud_perseus-test) or a warehouse "
+_INPUT_HELP = ("a CoNLL-U file path, a named fold (a UD fold such as ud_perseus-test, or a protocol fold of "
+               "`sphragis folds` such as papygreek or verse: `sphragis eval folds` lists them) or a warehouse "
                "annotation VIEW:SELECTION (e.g. native:agdt@ud_perseus-test; see `sphragis eval --help`)")
 
 
@@ -340,7 +378,7 @@ def _add_two_input_command(sub: argparse._SubParsersAction, name: str, *, inputs
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add ``eval`` (with ``overlap``, ``score``, ``drift``, ``render``) to the ``sphragis`` CLI."""
+    """Add ``eval`` (with ``overlap``, ``score``, ``drift``, ``folds``, ``render``) to the ``sphragis`` CLI."""
     from .annotations import NAMES_HELP
     from .definitions import CONVERSION_SEED, MIN_CI_SENTENCES, PER_TYPE, PROTOCOLS, conversion_seed_rows
 
@@ -351,10 +389,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     raw = argparse.RawDescriptionHelpFormatter
     e = subparsers.add_parser(
-        "eval", help="evaluation toolkit: overlap manifests, scoring, convention drift (SPEC §12)",
+        "eval", help="evaluation toolkit: overlap manifests, scoring, convention drift, named folds (SPEC §12)",
         formatter_class=raw, epilog=NAMES_HELP,
         description="The evaluation toolkit of the benchmark protocol (seed 001). Named folds are the\n"
-        "UD dev/test files as published, read from SPHRAGIS_DATA; the warehouse is SPHRAGIS_WAREHOUSE.")
+        "UD dev/test files as published, read from SPHRAGIS_DATA, and the protocol's documentary and verse\n"
+        "folds as `sphragis folds` writes them (`sphragis eval folds` lists them); the warehouse is\n"
+        "SPHRAGIS_WAREHOUSE.")
     sub = e.add_subparsers(dest="eval_command", required=True)
 
     o = sub.add_parser(
@@ -414,6 +454,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "explicit option that contradicts it is an error")
     d.add_argument("--json", metavar="PATH", help="also write the decomposition as JSON")
     d.set_defaults(func=_cmd_drift)
+
+    ls = sub.add_parser(
+        "folds", help="list the named gold folds: UD Perseus, PROIEL, PTNK dev/test and the protocol's folds",
+        description="List every fold a --gold, --pred, --a or --b can name: the UD dev/test files as published "
+        "(read from SPHRAGIS_DATA) and the protocol's further folds (PapyGreek, verse) as `sphragis folds` "
+        "writes them, with the file each is read from and its sentences.")
+    ls.set_defaults(func=_cmd_folds)
 
     r = sub.add_parser(
         "render", help="write a warehouse annotation (VIEW:SELECTION) as CoNLL-U",

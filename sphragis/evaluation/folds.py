@@ -36,6 +36,9 @@ __all__ = [
     "fold_path",
     "fold_text",
     "known_folds",
+    "protocol_fold_dir",
+    "protocol_fold_path",
+    "protocol_folds",
     "read_conllu",
 ]
 
@@ -71,6 +74,38 @@ def known_folds() -> dict[str, Fold]:
                 name = f"{snap['project']}-{split}"
                 out[name] = Fold(name, snap["project"], split, snap["name"], pattern.replace("*", split))
     return out
+
+
+#: The columns of the seed ``protocol_folds`` (SPEC §12: the protocol's further folds).
+PROTOCOL_FOLD_COLUMNS = ("fold", "project", "layer", "genre", "repair_lemmas", "description")
+
+
+def protocol_folds() -> dict[str, dict[str, str]]:
+    """The protocol's further evaluation folds (seed 001: ``papygreek``, ``verse``), keyed by name,
+    from the seed ``sql/seeds/protocol_folds.csv`` (the one the fold models read): dicts with the
+    seed's columns. ``sphragis folds`` writes them; the evaluation commands read them by name."""
+    return {r["fold"]: r for r in config.read_seed("protocol_folds", PROTOCOL_FOLD_COLUMNS)}
+
+
+def protocol_fold_dir(settings: config.Settings | None = None) -> Path:
+    """Where ``sphragis folds`` writes by default: ``folds`` beside ``SPHRAGIS_OUT`` (``dist/folds``)."""
+    return (settings or config.settings()).out.with_name("folds")
+
+
+def protocol_fold_path(name: str, folds_dir: Path | None = None) -> Path:
+    """The CoNLL-U file of the protocol fold ``name``: ``<folds_dir>/<name>/<name>.conllu``
+    (default folder :func:`protocol_fold_dir`).
+
+    Raises:
+        ValueError: ``name`` is not a fold of the seed ``protocol_folds``.
+        FileNotFoundError: the fold has not been written (``sphragis folds``).
+    """
+    if name not in protocol_folds():
+        raise ValueError(f"unknown protocol fold {name!r}; known: {', '.join(protocol_folds())}")
+    path = (folds_dir or protocol_fold_dir()) / name / f"{name}.conllu"
+    if not path.is_file():
+        raise FileNotFoundError(f"fold {name}: {path} not found; write it with `sphragis folds` (make folds)")
+    return path
 
 
 def _fold(name: str) -> Fold:
@@ -134,7 +169,9 @@ def fold_text(source: config.Settings | duckdb.DuckDBPyConnection | None, name: 
 
 def read_conllu(source: config.Settings | duckdb.DuckDBPyConnection | None, spec: str,
                 role: str = "input") -> tuple[str, str]:
-    """Resolve a command-line gold/annotation argument: an existing file path, else a fold name.
+    """Resolve a command-line gold/annotation argument: an existing file path, else a fold name (a
+    UD fold of :func:`known_folds`, or a protocol fold of :func:`protocol_folds` as ``sphragis
+    folds`` wrote it in :func:`protocol_fold_dir`).
 
     ``role`` names the argument in error messages (e.g. ``"--pred"``).
 
@@ -151,6 +188,8 @@ def read_conllu(source: config.Settings | duckdb.DuckDBPyConnection | None, spec
         return spec, p.read_text(encoding="utf-8")
     if spec in known_folds():
         return spec, fold_text(source, spec)
+    if spec in protocol_folds():
+        return spec, protocol_fold_path(spec, protocol_fold_dir(_settings(source))).read_text(encoding="utf-8")
     if p.suffix == ".conllu" or "/" in spec:
         raise FileNotFoundError(f"{role}: no such file: {spec}")
     try:
@@ -163,8 +202,8 @@ def bucket_map(con: duckdb.DuckDBPyConnection, by: str, *, fold: str | None = No
                sent_ids: Iterable[str] | None = None) -> dict[str, str]:
     """``sent_id → genre`` or ``sent_id → author`` for a gold fold (SPEC §6 registry, §12).
 
-    Give either ``fold`` (a name from :func:`known_folds`: that fold's sentences in the
-    warehouse) or ``sent_ids`` (the ``# sent_id`` values of an arbitrary gold file: they are
+    Give either ``fold`` (a name from :func:`known_folds` or :func:`protocol_folds`: that fold's
+    sentences in the warehouse) or ``sent_ids`` (the ``# sent_id`` values of an arbitrary gold file: they are
     looked up in the UD project of the warehouse that holds most of them, so PROIEL's numeric
     ids cannot be confused with another treebank's).
 
@@ -183,6 +222,9 @@ def bucket_map(con: duckdb.DuckDBPyConnection, by: str, *, fold: str | None = No
         raise ValueError(f"unknown bucket {by!r}; choose one of {', '.join(BUCKET_COLUMNS)}")
     if (fold is None) == (sent_ids is None):
         raise ValueError("bucket_map needs exactly one of fold= or sent_ids=")
+    if fold is not None and fold in protocol_folds():
+        rows = con.execute(query("protocol_fold_bucket_labels"), {"by": by, "fold": fold}).fetchall()
+        return {sid: label for sid, label, _ in rows}
     if fold is not None:
         f = _fold(fold)
         params = {"project": f.project, "path": f.file, "sent_ids": None}

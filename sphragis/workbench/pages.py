@@ -13,7 +13,11 @@ Pages (Markdown, :data:`GENERATED`):
   the published layer side by side with what they merge (the seeds ``deprel_published``,
   ``ud_upos_to_tag``, ``feats_published_types``), and every shipped analysis with the tables it reads;
 * ``benchmark.md``: configurations, tracks, chunk sizes and splits (``sphragis.benchmark``);
-* ``evaluation.md``: the evaluation toolkit's named definitions (``sphragis.evaluation.definitions``).
+* ``evaluation.md``: the evaluation toolkit's named definitions (``sphragis.evaluation.definitions``);
+* ``fold_<fold>.md``, one per fold of the seed ``protocol_folds`` (``fold_papygreek.md``,
+  ``fold_verse.md``): what the fold is, where it comes from, its selection (the files, the exclusion
+  tests in their order, the training projects, the apparatus rules, the lemma repairs), the figures
+  seed 001 states for it and the models and command that make it.
 
 The hand-written pages (``spec.md``, the contract cited as "SPEC §N"; ``README.md``, the index)
 sit beside them. ``python -m sphragis.workbench.pages [DIR]`` (``make docs``) rewrites the
@@ -40,8 +44,20 @@ __all__ = ["GENERATED", "DOCS_DIR", "SECTION", "generate", "html_pages", "stale"
 #: memory only).
 DOCS_DIR = config.REPO_ROOT / "docs"
 
+#: The seeds that define the protocol's further folds (SPEC §12), read by their pages.
+FOLD_SEEDS = ("protocol_folds", "protocol_fold_reasons", "protocol_fold_training_projects",
+              "protocol_fold_seed_figures", "protocol_fold_seed_differences", "apparatus_rules",
+              "protocol_fold_lemma_vowels")
+
+
+def _fold_pages() -> tuple[str, ...]:
+    from ..evaluation import folds
+
+    return tuple(f"fold_{name}.md" for name in folds.protocol_folds())
+
+
 #: The generated pages, in index order.
-GENERATED = ("models.md", "rules.md", "tokens.md", "benchmark.md", "evaluation.md")
+GENERATED = ("models.md", "rules.md", "tokens.md", "benchmark.md", "evaluation.md", *_fold_pages())
 
 #: The analyst's token tables, in the order ``tokens.md`` presents them.
 TOKEN_TABLES = ("tokens", "tokens_all_parses")
@@ -344,6 +360,61 @@ def _evaluation_page() -> str:
     return "\n".join(lines)
 
 
+def _seed_rows(name: str) -> list[dict[str, str]]:
+    header, rows = _csv_rows(config.SEEDS_DIR / f"{name}.csv")
+    return [dict(zip(header, r)) for r in rows]
+
+
+def _fold_page(project: runner.Project, fold: dict[str, str]) -> str:
+    """The page of one protocol fold, from the seeds that define it and the fold models' docs."""
+    name = fold["fold"]
+    pin = next(s for s in config.snapshots() if s["project"] == fold["project"])
+    lines = [_HEADER.format(what=", ".join(f"`sql/seeds/{s}.csv`" for s in FOLD_SEEDS) + " and the fold models' yml"),
+             f"# Evaluation fold `{name}`\n", f"{fold['description']} (seed 001; SPEC §12).\n",
+             f"- Source: {pin['treebank_source']} (`{pin['project']}`), pinned at `{pin['commit']}` of "
+             f"{pin['upstream']}; published under {pin['license']}"
+             + (" (upstream states: " + "; ".join(f"{k}: {v}" for k, v in pin["license_statements"].items()) + ")"
+                if pin.get("license_statements") else "") + ".",
+             f"- Layer scored: {fold['layer'] or 'the only one'}; works of genre: {fold['genre'] or 'any'}; gold "
+             f"lemmas repaired: {'yes' if fold['repair_lemmas'] == 'true' else 'no'}.",
+             f"- Write it with `sphragis folds` (`make folds`): `dist/folds/{name}/{name}.conllu` and "
+             f"`dist/folds/{name}/manifest.json`; score against it with `sphragis eval score --gold {name} "
+             "--pred PRED.conllu` (`sphragis eval folds` lists every named fold).",
+             "- Conversion: the training treebank's native AGDT → UD conversion (`sphragis export-treebank`'s "
+             "`native` view, punctuation kept), FORM the reading text, checked by the CoNLL 2018 loader and the "
+             "UD validator at level 2.", ""]
+    training = [r["project"] for r in _seed_rows("protocol_fold_training_projects") if r["fold"] == name]
+    lines += ["## Selection\n",
+              "Files: the project's files, less a file that duplicates another (`int_duplicate_files`), a file "
+              "whose work is of another genre than the fold's, and a file whose work a training project "
+              f"annotates (work-level disjointness; training projects: {', '.join(training)}). "
+              "Sentences: each is tested as below and counted under the first test it fails, in this order:\n",
+              "| order | reason | what |", "|---|---|---|"]
+    lines += [f"| {r['reason_order']} | `{r['reason']}` | {_cell(r['description'])} |"
+              for r in _seed_rows("protocol_fold_reasons")]
+    lines += ["", "The reading text: the rules of `sql/seeds/apparatus_rules.csv`, applied in order:\n",
+              "| order | action | pattern | what |", "|---|---|---|---|"]
+    lines += [f"| {r['rule_order']} | {r['action']} | `` {_cell(r['pattern'])} `` | {_cell(r['description'])} |"
+              for r in _seed_rows("apparatus_rules")]
+    if fold["repair_lemmas"] == "true":
+        vowels = ", ".join(f"{r['latin']} → {r['greek']}" for r in _seed_rows("protocol_fold_lemma_vowels"))
+        lines += ["", "Gold lemmas repaired (each repair listed in the manifest, before and after): a "
+                  "dictionary-citation tail cut at the first comma or opening parenthesis; Latin look-alike vowels "
+                  f"made Greek ({vowels}); every emitted lemma must be a clean Greek headword."]
+    figures = [r for r in _seed_rows("protocol_fold_seed_figures") if r["fold"] == name]
+    lines += ["", "## Seed 001's figures\n",
+              "The manifest writes its own figure beside each; `differences_from_seed` explains each difference "
+              "with the sentences that make it.\n", "| figure | seed 001 |", "|---|---|"]
+    lines += [f"| {r['figure']} | {int(r['value']):,} |" for r in figures]
+    notes = [r for r in _seed_rows("protocol_fold_seed_differences") if r["fold"] == name]
+    if notes:
+        lines += ["", "Known differences:\n"]
+        lines += [f"- `{r['figure']}`: {_cell(r['explanation'])}" for r in notes]
+    models = [m for m in project.models if m.startswith("mart_protocol_fold_")]
+    lines += ["", "## Models\n"] + [f"- `{m}`: {_cell(_model_doc(project, m))}" for m in models] + [""]
+    return "\n".join(lines)
+
+
 def generate(project: runner.Project | None = None) -> dict[str, str]:
     """The generated pages: ``{file name: Markdown text}`` for every name of :data:`GENERATED`.
 
@@ -351,8 +422,11 @@ def generate(project: runner.Project | None = None) -> dict[str, str]:
         runner.ModelError: the models do not load.
     """
     project = project or runner.load_project()
+    from ..evaluation import folds
+
     return {"models.md": _models_page(project), "rules.md": _rules_page(project), "tokens.md": _tokens_page(project),
-            "benchmark.md": _benchmark_page(), "evaluation.md": _evaluation_page()}
+            "benchmark.md": _benchmark_page(), "evaluation.md": _evaluation_page(),
+            **{f"fold_{name}.md": _fold_page(project, fold) for name, fold in folds.protocol_folds().items()}}
 
 
 def stale(docs_dir: Path = DOCS_DIR, pages: dict[str, str] | None = None) -> list[str]:

@@ -49,3 +49,17 @@ case
     else 'quotation'
 end
 {%- endmacro %}
+
+{%- macro form_sequence_words(forms) -%}
+{#- The leakage key of seed 001 ("Leakage controls"): a sentence's NFC form sequence without its
+    punctuation tokens (forms made only of Unicode punctuation and symbol characters). Two sentences
+    leak into each other when form_sequences_match. -#}
+list_filter({{ forms }}, lambda f: not regexp_full_match(f, '[\p{P}\p{S}]+'))
+{%- endmacro %}
+
+{%- macro form_sequences_match(a, b) -%}
+{#- The match of two sentences with `forms` (NFC form sequence) and `words` (form_sequence_words of
+    it) columns, relations `a` and `b`: equal words, and equal forms when there is no word (an
+    all-punctuation sentence matches only itself). -#}
+{{ a }}.words = {{ b }}.words and (len({{ b }}.words) > 0 or {{ a }}.forms = {{ b }}.forms)
+{%- endmacro %}

@@ -79,3 +79,19 @@ nfc_normalize(grave_to_acute(nfc_normalize(lower_grc({{ keep_greek("regexp_repla
     breathing-blind spelling that crasis pieces are matched by (models/marts/reporting/mart_crasis_candidates.sql) -#}
 replace(regexp_replace(lower(strip_accents(nfc_normalize({{ expr }}))), '[^\p{L}]', '', 'g'), 'ς', 'σ')
 {%- endmacro %}
+
+{%- macro lemma_cased(expr) -%}
+{#- the last step of the SPEC §3 lemma normalization: lowercased with lower_grc, NFC, grave → acute -#}
+grave_to_acute(nfc_normalize(lower_grc({{ expr }})))
+{%- endmacro %}
+
+{%- macro strip_apparatus(expr, rules) -%}
+{#- the reading text of a form (SPEC §12, seed 001): NFC, every match of each pattern of `rules` (a
+    list of structs with a `pattern`, the seed apparatus_rules in rule_order) removed in turn, NFC -#}
+nfc_normalize(list_reduce({{ rules }}, lambda acc, x: regexp_replace(acc, x.pattern, '', 'g'), nfc_normalize({{ expr }})))
+{%- endmacro %}
+
+{%- macro replace_pairs(expr, pairs) -%}
+{#- every `latin` of the list of structs `pairs` replaced by its `greek` in turn -#}
+list_reduce({{ pairs }}, lambda acc, p: replace(acc, p.latin, p.greek), {{ expr }})
+{%- endmacro %}

@@ -73,7 +73,7 @@ sequences as (
     select
         sentence_uid,
         forms,
-        list_filter(forms, lambda f: not regexp_full_match(f, '[\p{P}\p{S}]+')) as words
+        {{ form_sequence_words('forms') }} as words  -- noqa: RF02
     from form_sequences
 ),
 
@@ -116,9 +116,8 @@ matched as (
         len(training_sentences.words) as n_words,
         training_sentences.forms = fold_sentences.forms as forms_identical
     from training_sentences
-    inner join fold_sentences on training_sentences.words = fold_sentences.words
     -- an all-punctuation sentence matches only when its forms are identical
-    where len(fold_sentences.words) > 0 or training_sentences.forms = fold_sentences.forms
+    inner join fold_sentences on {{ form_sequences_match('training_sentences', 'fold_sentences') }}
 ),
 
 final as (
