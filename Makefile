@@ -120,5 +120,5 @@ bench: install  ## full build / parse-floor ratio, peak RSS, rebuild share (SPEC
 bench-audit: install  ## re-measure the audit's stopping rule (tol 0.01 against 1e-4) on the export in SPHRAGIS_OUT (minutes: twice the audit's fits)
 	$(BIN)/python -m sphragis.bench_audit
 
-clean:  ## remove the warehouse, unpacked sources, exports and setuptools' build/ (whose stale files a wheel would pick up)
-	rm -rf warehouse.duckdb warehouse.duckdb.* data dist reports site build
+clean:  ## remove the warehouse, unpacked sources, exports, setuptools' build/ and *.egg-info (stale files a wheel or an entry-point lookup would pick up)
+	rm -rf warehouse.duckdb warehouse.duckdb.* data dist reports site build *.egg-info
