@@ -240,8 +240,9 @@ def test_discourse_share_per_project_reads_the_relation_before_the_merge(wh):
     assert rows["ud_proiel"] == ("advmod", 1512, 5.61)
     assert rows["agdt"] == ("advmod", 0, 0.0)  # the AGDT-lineage conversion never produces it
     assert rows["ud_perseus"][2] == 0.13
-    assert "UD PROIEL marks it on\n5.61 % of its published tokens, UD Perseus on 0.13 %" in ANALYSTS_PAGE.read_text(
-        encoding="utf-8")
+    assert (rows["ud_ptnk"][2], rows["harrington"][2]) == (0.35, 0.34)
+    assert ("UD PROIEL marks it on\n5.61 % of its published tokens, UD PTNK on 0.35 %, Harrington on 0.34 %"
+            in ANALYSTS_PAGE.read_text(encoding="utf-8"))
     assert set(rows) == set(UPOS_PER_PROJECT)
     assert wh.execute("select count(*) from tokens_all_parses where deprel = 'discourse'").fetchone()[0] == 0
 
